@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SecureStore",
+    products: [
+        .library(name: "SecureStore", targets: ["SecureStore"]),
+        .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
+        .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
+    ],
+    targets: [
+        // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
+        .target(name: "SecureStore", path: "Sources/SecureStore"),
+        // The reusable conformance suite (a library, so third-party backends can run it too).
+        .target(name: "SecureStoreConformance", dependencies: ["SecureStore"], path: "Sources/SecureStoreConformance"),
+
+        // Backends.
+        .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
+
+        // Example program: the seeds' scenario.
+        .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
+                          path: "Examples/SeedScenario"),
+
+        // Tests.
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore"]),
+    ]
+)
+
+// Strict settings for every non-system target, in one place (as swift-log / swift-metrics do).
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    target.swiftSettings = settings
+}

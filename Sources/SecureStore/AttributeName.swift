@@ -1,0 +1,154 @@
+/// The kind of value an attribute holds; decides how values are checked, normalized and compared.
+public enum AttributeKind: String, Sendable, Hashable {
+    /// Text: a `String` or `Data`, compared by UTF-8 bytes (case-insensitively on request).
+    case text
+    /// Bytes: a `Data` or `String`, always compared by bytes.
+    case data
+    /// An integer. Booleans read as 0/1, numeric strings as numbers.
+    case number
+    /// A flag. Numbers read as false (0) / true (anything else).
+    case bool
+    /// A point in time.
+    case date
+}
+
+/// An item attribute, named by Apple's `kSecAttr…` string value (`"svce"` for the service).
+///
+/// Equality and hashing use the code only. `keyType` and `type` share Apple's code `"type"`.
+public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Comparable {
+    /// Apple's string value of the `kSecAttr…` constant.
+    public let code: String
+    /// A readable name (`"service"`), used in messages, the CLI and mappings.
+    public let name: String
+    /// The kind of value the attribute holds.
+    public let kind: AttributeKind
+
+    init(_ code: String, _ name: String, _ kind: AttributeKind) {
+        self.code = code
+        self.name = name
+        self.kind = kind
+    }
+
+    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.code == b.code }
+    public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    public var description: String { "\(name) (\(code))" }
+
+    // Every class.
+    public static let accessible = AttributeName("pdmn", "accessible", .text)
+    public static let accessGroup = AttributeName("agrp", "accessGroup", .text)
+    public static let synchronizable = AttributeName("sync", "synchronizable", .bool)
+    public static let creationDate = AttributeName("cdat", "creationDate", .date)
+    public static let modificationDate = AttributeName("mdat", "modificationDate", .date)
+    public static let label = AttributeName("labl", "label", .text)
+    // Passwords.
+    public static let description = AttributeName("desc", "description", .text)
+    public static let comment = AttributeName("icmt", "comment", .text)
+    public static let creator = AttributeName("crtr", "creator", .number)
+    public static let type = AttributeName("type", "type", .number)
+    public static let isInvisible = AttributeName("invi", "isInvisible", .bool)
+    public static let isNegative = AttributeName("nega", "isNegative", .bool)
+    public static let account = AttributeName("acct", "account", .text)
+    public static let service = AttributeName("svce", "service", .text)
+    public static let generic = AttributeName("gena", "generic", .data)
+    public static let securityDomain = AttributeName("sdmn", "securityDomain", .text)
+    public static let server = AttributeName("srvr", "server", .text)
+    public static let `protocol` = AttributeName("ptcl", "protocol", .text)
+    public static let authenticationType = AttributeName("atyp", "authenticationType", .text)
+    public static let port = AttributeName("port", "port", .number)
+    public static let path = AttributeName("path", "path", .text)
+    // Certificates.
+    public static let certificateType = AttributeName("ctyp", "certificateType", .number)
+    public static let certificateEncoding = AttributeName("cenc", "certificateEncoding", .number)
+    public static let subject = AttributeName("subj", "subject", .data)
+    public static let issuer = AttributeName("issr", "issuer", .data)
+    public static let serialNumber = AttributeName("slnr", "serialNumber", .data)
+    public static let subjectKeyID = AttributeName("skid", "subjectKeyID", .data)
+    public static let publicKeyHash = AttributeName("pkhh", "publicKeyHash", .data)
+    // Keys.
+    public static let keyClass = AttributeName("kcls", "keyClass", .number)
+    public static let applicationLabel = AttributeName("klbl", "applicationLabel", .data)
+    public static let isPermanent = AttributeName("perm", "isPermanent", .bool)
+    public static let applicationTag = AttributeName("atag", "applicationTag", .data)
+    public static let keyType = AttributeName("type", "keyType", .number)
+    public static let keySizeInBits = AttributeName("bsiz", "keySizeInBits", .number)
+    public static let effectiveKeySize = AttributeName("esiz", "effectiveKeySize", .number)
+    public static let canEncrypt = AttributeName("encr", "canEncrypt", .bool)
+    public static let canDecrypt = AttributeName("decr", "canDecrypt", .bool)
+    public static let canDerive = AttributeName("drve", "canDerive", .bool)
+    public static let canSign = AttributeName("sign", "canSign", .bool)
+    public static let canVerify = AttributeName("vrfy", "canVerify", .bool)
+    public static let canWrap = AttributeName("wrap", "canWrap", .bool)
+    public static let canUnwrap = AttributeName("unwp", "canUnwrap", .bool)
+    public static let isSensitive = AttributeName("sens", "isSensitive", .bool)
+    public static let isExtractable = AttributeName("extr", "isExtractable", .bool)
+    public static let startDate = AttributeName("sdat", "startDate", .date)
+    public static let endDate = AttributeName("edat", "endDate", .date)
+
+    static let common: [AttributeName] = [
+        .accessible, .accessGroup, .synchronizable, .creationDate, .modificationDate, .label,
+    ]
+    static let passwordCommon: [AttributeName] = [
+        .description, .comment, .creator, .type, .isInvisible, .isNegative, .account,
+    ]
+    static let genericOnly: [AttributeName] = [.service, .generic]
+    static let internetOnly: [AttributeName] = [
+        .securityDomain, .server, .protocol, .authenticationType, .port, .path,
+    ]
+    static let certificateOnly: [AttributeName] = [
+        .certificateType, .certificateEncoding, .subject, .issuer, .serialNumber, .subjectKeyID, .publicKeyHash,
+    ]
+    static let keyOnly: [AttributeName] = [
+        .keyClass, .applicationLabel, .isPermanent, .applicationTag, .keyType, .keySizeInBits, .effectiveKeySize,
+        .canEncrypt, .canDecrypt, .canDerive, .canSign, .canVerify, .canWrap, .canUnwrap, .isSensitive,
+        .isExtractable, .startDate, .endDate, .creator,
+    ]
+
+    private static let perClass: [ItemClass: Set<AttributeName>] = [
+        .genericPassword: Set(common + passwordCommon + genericOnly),
+        .internetPassword: Set(common + passwordCommon + internetOnly),
+        .certificate: Set(common + certificateOnly),
+        .key: Set(common + keyOnly),
+        .identity: Set(common + certificateOnly + keyOnly),
+    ]
+
+    static func attributes(of itemClass: ItemClass) -> Set<AttributeName> { perClass[itemClass] ?? [] }
+
+    static func uniqueness(of itemClass: ItemClass) -> [AttributeName] {
+        switch itemClass {
+        case .genericPassword:
+            [.account, .service, .accessGroup, .synchronizable]
+        case .internetPassword:
+            [.account, .securityDomain, .server, .protocol, .authenticationType, .port, .path, .accessGroup,
+             .synchronizable]
+        case .certificate, .identity:
+            [.certificateType, .issuer, .serialNumber, .accessGroup, .synchronizable]
+        case .key:
+            [.keyClass, .keyType, .applicationLabel, .applicationTag, .keySizeInBits, .effectiveKeySize, .creator,
+             .accessGroup, .synchronizable]
+        }
+    }
+
+    /// Every attribute any class defines (the key class's `keyType` is the same attribute as `type`).
+    public static let all: [AttributeName] = {
+        var seen = Set<String>()
+        return (common + passwordCommon + genericOnly + internetOnly + certificateOnly + keyOnly)
+            .filter { seen.insert($0.code).inserted }
+    }()
+
+    /// The attribute with Apple's code (`"svce"`) or readable name (`"service"`), if there is one.
+    public init?(codeOrName: String) {
+        if let a = AttributeName.byCode[codeOrName] ?? AttributeName.byName[codeOrName.lowercased()] {
+            self = a
+        } else {
+            return nil
+        }
+    }
+
+    private static let byCode: [String: AttributeName] = Dictionary(all.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
+    private static let byName: [String: AttributeName] = {
+        var d = Dictionary((all + [.keyType]).map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        d["keytype"] = .type
+        return d
+    }()
+}

@@ -1,0 +1,126 @@
+public import Foundation
+
+/// A value of an attribute. Text attributes keep the type they were given (`String` or `Data`); numbers
+/// and flags are normalized to `.number` and `.bool`.
+public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
+    case string(String)
+    case data(Data)
+    case number(Int64)
+    case bool(Bool)
+    case date(Date)
+
+    public var description: String {
+        switch self {
+        case .string(let s): "\"\(s)\""
+        case .data(let d): "<\(d.count) bytes>"
+        case .number(let n): String(n)
+        case .bool(let b): String(b)
+        case .date(let d): d.formatted(.iso8601)
+        }
+    }
+
+    /// The UTF-8 bytes of a text or data value.
+    public var bytes: [UInt8]? {
+        switch self {
+        case .string(let s): Array(s.utf8)
+        case .data(let d): Array(d)
+        default: nil
+        }
+    }
+
+    /// The integer reading of a number or flag.
+    public var integer: Int64? {
+        switch self {
+        case .number(let n): n
+        case .bool(let b): b ? 1 : 0
+        default: nil
+        }
+    }
+
+    /// The value as text, when it is text (or UTF-8 data).
+    public var text: String? {
+        switch self {
+        case .string(let s): s
+        case .data(let d): String(data: d, encoding: .utf8)
+        default: nil
+        }
+    }
+}
+
+extension AttributeValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension AttributeName {
+    /// Checks `value` against this attribute's kind and returns its normalized form.
+    ///
+    /// - Throws: ``SecureStoreError/Code/param`` naming this attribute when the value has the wrong type.
+    public func normalize(_ value: AttributeValue) throws(SecureStoreError) -> AttributeValue {
+        switch (kind, value) {
+        case (.text, .string), (.text, .data), (.data, .string), (.data, .data):
+            if self == .accessible {
+                guard let text = value.text, Accessibility(rawValue: text) != nil else {
+                    throw .param(code, "\(name) must be one of \(Accessibility.allCases.map(\.rawValue)).")
+                }
+                return .string(text)
+            }
+            return value
+        case (.number, .number), (.bool, .bool), (.date, .date):
+            return value
+        case (.number, .bool(let b)):
+            return .number(b ? 1 : 0)
+        case (.number, .string(let s)):
+            guard let n = Int64(s.trimmingCharacters(in: .whitespaces)) else {
+                throw .param(code, "\(name) must be a number; got a string that is not one.")
+            }
+            return .number(n)
+        case (.bool, .number(let n)):
+            return .bool(n != 0)
+        case (.bool, .string(let s)):
+            switch s.lowercased() {
+            case "1", "true", "yes": return .bool(true)
+            case "0", "false", "no": return .bool(false)
+            default: throw .param(code, "\(name) must be a boolean.")
+            }
+        default:
+            throw .param(code, "\(name) must be \(kind.expectation); got \(value.kindName).")
+        }
+    }
+
+    /// The value an item has for this attribute when it was never set: empty text/data, 0, false.
+    public var defaultValue: AttributeValue? {
+        switch kind {
+        case .text: .string("")
+        case .data: .data(Data())
+        case .number: .number(0)
+        case .bool: .bool(false)
+        case .date: nil
+        }
+    }
+}
+
+extension AttributeKind {
+    var expectation: String {
+        switch self {
+        case .text: "text (a string or data)"
+        case .data: "data (or a string)"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .date: "a date"
+        }
+    }
+}
+
+extension AttributeValue {
+    var kindName: String {
+        switch self {
+        case .string: "a string"
+        case .data: "data"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .date: "a date"
+        }
+    }
+}

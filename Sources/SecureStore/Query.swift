@@ -1,0 +1,158 @@
+public import Foundation
+
+/// `kSecMatchLimit`: how many items a copy returns.
+public enum MatchLimit: Sendable, Hashable {
+    /// One item, returned as a single object (`kSecMatchLimitOne`).
+    case one
+    /// Every match, returned as an array (`kSecMatchLimitAll`).
+    case all
+    /// At most `n` items (`n` > 0), returned as an array unless `n` is 1.
+    case count(Int)
+}
+
+/// `kSecReturn…` keys: what a copy (or an add) gives back for each item.
+public struct ReturnOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// The secret (`kSecReturnData`).
+    public static let data = ReturnOptions(rawValue: 1)
+    /// The attributes (`kSecReturnAttributes`).
+    public static let attributes = ReturnOptions(rawValue: 2)
+    /// The persistent reference (`kSecReturnPersistentRef`).
+    public static let persistentRef = ReturnOptions(rawValue: 4)
+    /// An object reference (`kSecReturnRef`): there are no key or certificate objects on Linux, so alone it
+    /// gives no result; combined with others it is ignored.
+    public static let ref = ReturnOptions(rawValue: 8)
+}
+
+/// An opaque reference to one item, stable for the item's life (`kSecValuePersistentRef`).
+public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
+    /// The reference's bytes (16 random bytes).
+    public let data: Data
+
+    public init(data: Data) { self.data = data }
+
+    /// A fresh random reference.
+    public static func random() -> PersistentRef {
+        var generator = SystemRandomNumberGenerator()
+        let a = generator.next() as UInt64, b = generator.next() as UInt64
+        var bytes = Data(count: 16)
+        bytes.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: a, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+        }
+        return PersistentRef(data: bytes)
+    }
+
+    public var description: String { data.map { String(format: "%02x", $0) }.joined() }
+}
+
+/// A search: which items (class and exact attribute values) and what to return.
+///
+/// Used by copy, update and delete. Every attribute is an equality test; all must hold.
+public struct ItemQuery: Sendable, Hashable {
+    /// The item class; may be `nil` only when the query names a ``persistentRef``.
+    public var itemClass: ItemClass?
+    /// Attributes that must be equal. `.synchronizable` here selects synced (true) or not (false) items;
+    /// without it only non-synchronizable items are seen, unless ``synchronizableAny`` is set.
+    public var attributes: [AttributeName: AttributeValue]
+    /// `kSecAttrSynchronizableAny`: see synchronizable and non-synchronizable items alike.
+    public var synchronizableAny: Bool
+    /// `kSecMatchLimit`; `nil` means the default (one for copy). Update and delete refuse a limit.
+    public var limit: MatchLimit?
+    /// `kSecMatchCaseInsensitive`: text attributes compare case-insensitively.
+    public var caseInsensitive: Bool
+    /// What to return (copy only; ignored by delete; refused by update).
+    public var returning: ReturnOptions
+    /// `kSecValuePersistentRef`: exactly this item. Cannot be combined with attributes.
+    public var persistentRef: PersistentRef?
+
+    public init(
+        _ itemClass: ItemClass?,
+        _ attributes: [AttributeName: AttributeValue] = [:],
+        synchronizableAny: Bool = false,
+        limit: MatchLimit? = nil,
+        caseInsensitive: Bool = false,
+        returning: ReturnOptions = [],
+        persistentRef: PersistentRef? = nil
+    ) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.synchronizableAny = synchronizableAny
+        self.limit = limit
+        self.caseInsensitive = caseInsensitive
+        self.returning = returning
+        self.persistentRef = persistentRef
+    }
+
+    /// A query for one item by its persistent reference alone.
+    public static func item(_ ref: PersistentRef, returning: ReturnOptions = []) -> ItemQuery {
+        ItemQuery(nil, returning: returning, persistentRef: ref)
+    }
+}
+
+/// An item to add.
+public struct NewItem: Sendable, Hashable {
+    public var itemClass: ItemClass
+    /// The attributes; creation and modification dates are set by the store whatever is given here.
+    public var attributes: [AttributeName: AttributeValue]
+    /// The secret (`kSecValueData`); may be empty or absent.
+    public var data: Data?
+
+    public init(_ itemClass: ItemClass, _ attributes: [AttributeName: AttributeValue] = [:], data: Data? = nil) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.data = data
+    }
+}
+
+/// What an update changes: attributes and/or the secret.
+public struct ItemChanges: Sendable, Hashable {
+    public var attributes: [AttributeName: AttributeValue]
+    /// A new secret, or `nil` to keep each item's secret.
+    public var data: Data?
+
+    public init(_ attributes: [AttributeName: AttributeValue] = [:], data: Data? = nil) {
+        self.attributes = attributes
+        self.data = data
+    }
+}
+
+/// One item as returned by a copy: only what the query asked for is present.
+public struct ResultItem: Sendable, Hashable {
+    public var itemClass: ItemClass
+    /// The attributes (with `kSecReturnAttributes`), including creation and modification dates.
+    public var attributes: [AttributeName: AttributeValue]?
+    /// The secret (with `kSecReturnData`): empty `Data` when the item has none.
+    public var data: Data?
+    /// The persistent reference (with `kSecReturnPersistentRef`).
+    public var persistentRef: PersistentRef?
+
+    public init(itemClass: ItemClass, attributes: [AttributeName: AttributeValue]? = nil, data: Data? = nil,
+                persistentRef: PersistentRef? = nil) {
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.data = data
+        self.persistentRef = persistentRef
+    }
+}
+
+/// The result of a copy (or of an add with return keys), shaped by the match limit.
+public enum QueryResult: Sendable, Hashable {
+    /// No return keys (an existence check), or only `ref` with limit one: nothing to hand back.
+    case none
+    /// Limit one: a single item.
+    case item(ResultItem)
+    /// Limit all or N ≠ 1: an array, even for one hit (empty for `ref` alone).
+    case items([ResultItem])
+
+    /// The items, whatever the shape.
+    public var items: [ResultItem] {
+        switch self {
+        case .none: []
+        case .item(let i): [i]
+        case .items(let a): a
+        }
+    }
+}

@@ -1,0 +1,103 @@
+public import Foundation
+
+/// The canonical bytes of an item's uniqueness key: class plus every key attribute (defaults filled in),
+/// text and data by bytes, numbers as 8 bytes. Two items collide exactly when their keys are equal.
+///
+/// Backends index on it (the in-memory backend in a dictionary, SQLite as a keyed blind index); only the
+/// core builds it.
+public struct UniqueKey: Hashable, Sendable {
+    public let bytes: [UInt8]
+
+    init(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) {
+        var out: [UInt8] = Array(itemClass.rawValue.utf8)
+        for name in itemClass.uniquenessKey {
+            let value = values(name) ?? name.defaultValue
+            out.append(0x1F)
+            if let bytes = value?.bytes {
+                var n = UInt32(bytes.count).bigEndian
+                withUnsafeBytes(of: &n) { out.append(contentsOf: $0) }
+                out.append(contentsOf: bytes)
+            } else if let i = value?.integer {
+                var n = i.bigEndian
+                withUnsafeBytes(of: &n) { out.append(contentsOf: $0) }
+            }
+        }
+        bytes = out
+    }
+}
+
+/// One stored item, as the core hands it to a backend and gets it back.
+///
+/// `attributes` always hold accessible, accessGroup, synchronizable and both dates (the core fills them in).
+public struct ItemRecord: Sendable, Hashable {
+    public let persistentRef: PersistentRef
+    public let itemClass: ItemClass
+    public let attributes: [AttributeName: AttributeValue]
+    public let data: Data
+    /// Computed once from class and attributes.
+    public let uniqueKey: UniqueKey
+
+    public init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
+                data: Data) {
+        self.persistentRef = persistentRef
+        self.itemClass = itemClass
+        self.attributes = attributes
+        self.data = data
+        self.uniqueKey = UniqueKey(itemClass: itemClass) { attributes[$0] }
+    }
+}
+
+/// What a backend is asked to find. A backend may return **more** records than the filter describes
+/// (the core re-checks every record against the full query), never fewer, and always in insertion order.
+public struct RecordFilter: Sendable, Hashable {
+    /// Only records of these classes (`nil`: every class).
+    public var itemClass: ItemClass?
+    /// Only the record with this reference.
+    public var persistentRef: PersistentRef?
+    /// Only records whose uniqueness key is one of these (an index probe). `nil`: no constraint.
+    public var uniqueKeys: [UniqueKey]?
+    /// Exact (case-sensitive, normalized) attribute values the query requires; a backend may use any of them
+    /// to narrow its search (e.g. a blind index on service) or ignore them all.
+    public var equalities: [AttributeName: AttributeValue]
+
+    public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
+                equalities: [AttributeName: AttributeValue] = [:]) {
+        self.itemClass = itemClass
+        self.persistentRef = persistentRef
+        self.uniqueKeys = uniqueKeys
+        self.equalities = equalities
+    }
+}
+
+/// One atomic unit of work on a backend's storage. The core calls these inside
+/// ``StorageBackend/withTransaction(writing:_:)`` only.
+public protocol StorageTransaction {
+    /// Records that may match `filter` (a superset is fine), in the order they were inserted.
+    mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]
+    /// Stores a new record. The core has already checked uniqueness.
+    mutating func insert(_ record: ItemRecord) throws(SecureStoreError)
+    /// Replaces the record with the same persistent reference, keeping its place in insertion order.
+    mutating func replace(_ record: ItemRecord) throws(SecureStoreError)
+    /// Removes the records with these references.
+    mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError)
+    /// Removes every record of these classes; returns how many.
+    mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int
+}
+
+/// The small storage interface a backend implements: store, find, replace and remove records, atomically.
+///
+/// Contract:
+/// - `withTransaction` runs `body` isolated from every other transaction on the same storage (in this
+///   process, and in other processes where the backend can), and all of a writing transaction's changes
+///   happen or none do (if `body` throws, nothing it did remains).
+/// - `find` returns records in insertion order; `replace` keeps a record's position.
+/// - Data and attributes come back exactly as stored (a `String` stays a `String`, dates to the bit).
+/// - A backend never interprets queries: matching, uniqueness, dates and result shapes are the core's.
+public protocol StorageBackend: Sendable {
+    associatedtype Transaction: StorageTransaction
+    /// Runs `body` in one transaction. `writing` is false for reads.
+    func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
+        throws(SecureStoreError) -> T
+    /// A short description for messages and the CLI (`"sqlite /path/to/store.db"`); no secrets.
+    var backendDescription: String { get }
+}

@@ -1,0 +1,37 @@
+import Testing
+import Foundation
+import SecureStore
+import SecureStoreConformance
+
+/// Every rule of semantics.md against every backend and the reference model, each pair reported on its own.
+@Suite("Conformance")
+struct ConformanceTests {
+    @Test("rule", arguments: Subjects.all, ConformanceCheck.all)
+    func rule(subject: ConformanceSubject, check: ConformanceCheck) throws {
+        try check.run(against: subject)
+    }
+
+    /// The same seeded random operations against the reference model and one backend, compared step by step.
+    @Test("differential", arguments: Subjects.backends)
+    func differential(subject: ConformanceSubject) throws {
+        let test = DifferentialTest(operations: subject.differentialOperations)
+        let stores = try DifferentialTest.stores([.reference, subject])
+        let report = try test.run(stores)
+        print("[\(subject.name)] \(report)")
+        #expect(report.operations == test.operations)
+        #expect((report.outcomes["ok"] ?? 0) > test.operations / 5, "too few successful operations: \(report)")
+    }
+
+    @Test("concurrency", arguments: Subjects.all)
+    func concurrency(subject: ConformanceSubject) throws {
+        try ConcurrencyCheck().run(against: subject)
+    }
+
+    @Test("the suite covers every rule family")
+    func coverage() {
+        for prefix in ["add.", "copy.", "update.", "delete.", "clear.", "roundTrip."] {
+            #expect(!ConformanceCheck.named(prefix).isEmpty, "\(prefix)")
+        }
+        print("conformance checks: \(ConformanceCheck.all.count) per subject; subjects: \(Subjects.all.map(\.name))")
+    }
+}

@@ -1,0 +1,128 @@
+import Testing
+import Foundation
+import Synchronization
+@testable import SecureStore
+import InMemoryStore
+
+/// A backend that records every filter the core sends, to prove which queries are index probes.
+final class SpyBackend: StorageBackend {
+    struct Txn: StorageTransaction {
+        var records: [ItemRecord]
+        var filters: [RecordFilter] = []
+        mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+            filters.append(filter)
+            return records
+        }
+        mutating func insert(_ record: ItemRecord) throws(SecureStoreError) { records.append(record) }
+        mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
+            records = records.map { $0.persistentRef == record.persistentRef ? record : $0 }
+        }
+        mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) { records.removeAll { refs.contains($0.persistentRef) } }
+        mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int { 0 }
+    }
+    let state = Mutex(Txn(records: []))
+    var filters: [RecordFilter] { state.withLock { $0.filters } }
+    var backendDescription: String { "spy" }
+    func withTransaction<T>(writing: Bool, _ body: (inout Txn) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        var txn = state.withLock { $0 }
+        let value = try body(&txn)
+        let copy = txn
+        state.withLock { $0 = copy }
+        return value
+    }
+}
+
+@Suite("Core")
+struct CoreTests {
+    @Test("a query naming the full uniqueness key is an index probe; a partial one is not")
+    func indexProbe() throws {
+        let spy = SpyBackend()
+        let store = try Keychain(backend: spy, configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
+        try store.add(NewItem(.genericPassword, [.service: "s", .account: "a"]))
+        _ = try store.copyMatching(ItemQuery(.genericPassword, [.service: "s", .account: "a"]))
+        let probe = try #require(spy.filters.last)
+        #expect(probe.uniqueKeys?.count == 2, "one probe per access group")
+        _ = try? store.copyMatching(ItemQuery(.genericPassword, [.service: "s"]))
+        #expect(spy.filters.last?.uniqueKeys == nil)
+        #expect(spy.filters.last?.equalities[.service] == .string("s"), "partial queries pass equality hints")
+        var folded = ItemQuery(.genericPassword, [.service: "S", .account: "A"])
+        folded.caseInsensitive = true
+        _ = try store.copyMatching(folded)
+        #expect(spy.filters.last?.uniqueKeys == nil, "case-insensitive queries cannot use the exact index")
+    }
+
+    @Test("the in-memory store answers a full-key lookup from its index among 20,000 items")
+    func inMemoryIndex() throws {
+        let store = try InMemoryStore()
+        for i in 0..<20_000 {
+            try store.add(NewItem(.genericPassword, [.service: "svc", .account: .string("a\(i)")]))
+        }
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            for i in stride(from: 0, to: 20_000, by: 10) {
+                _ = try store.copyMatching(ItemQuery(.genericPassword, [.service: "svc", .account: .string("a\(i)")]))
+            }
+        }
+        // 2,000 lookups; a scan of 20,000 items each would take seconds. Generous bound: this is not a benchmark.
+        #expect(elapsed < .seconds(2), "\(elapsed)")
+    }
+
+    @Test("uniqueness keys: String and Data with the same bytes are equal; defaults fill missing attributes")
+    func uniqueKeys() {
+        let a = ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
+                           attributes: [.service: "s", .account: "", .accessGroup: "g", .synchronizable: false], data: Data())
+        let b = ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
+                           attributes: [.service: .data(Data("s".utf8)), .accessGroup: "g"], data: Data([1]))
+        #expect(a.uniqueKey == b.uniqueKey)
+        let c = ItemRecord(persistentRef: .random(), itemClass: .internetPassword,
+                           attributes: [.account: "", .accessGroup: "g"], data: Data())
+        #expect(a.uniqueKey != c.uniqueKey)
+    }
+
+    @Test("errors carry Apple's status codes and name the bad parameter")
+    func errors() throws {
+        #expect(SecureStoreError.Code.duplicateItem.status == -25299)
+        #expect(SecureStoreError.Code.itemNotFound.status == -25300)
+        #expect(SecureStoreError.Code.param.status == -50)
+        #expect(SecureStoreError.Code.decode.status == -26275)
+        #expect(SecureStoreError.Code(status: -25308) == .interactionNotAllowed)
+        let store = try InMemoryStore()
+        do {
+            try store.add(NewItem(.internetPassword, [.port: "eighty"]))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .param)
+            #expect(error.parameter == "port")
+            #expect(error.description.contains("port"))
+        }
+        #expect(throws: SecureStoreError.self) { try InMemoryStore(configuration: StoreConfiguration(accessGroups: [])) }
+    }
+
+    @Test("attribute names resolve by Apple code and by readable name")
+    func attributeNames() {
+        #expect(AttributeName(codeOrName: "svce") == .service)
+        #expect(AttributeName(codeOrName: "service") == .service)
+        #expect(AttributeName(codeOrName: "keyType") == .keyType)
+        #expect(AttributeName(codeOrName: "nope") == nil)
+        #expect(ItemClass(name: "generic") == .genericPassword)
+        #expect(ItemClass(name: "idnt") == .identity)
+        #expect(ItemClass.internetPassword.attributes.contains(.service) == false)
+    }
+
+    @Test("a failed in-memory transaction leaves no trace")
+    func rollback() throws {
+        let backend = InMemoryBackend()
+        let store = try Keychain(backend: backend)
+        try store.add(NewItem(.genericPassword, [.service: "kept"]))
+        #expect(throws: SecureStoreError.self) {
+            try backend.withTransaction(writing: true) { (txn: inout InMemoryBackend.State) throws(SecureStoreError) in
+                try txn.insert(ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
+                                          attributes: [.service: "ghost", .accessGroup: "securestore"], data: Data()))
+                try txn.remove(try txn.find(RecordFilter(itemClass: .genericPassword)).map(\.persistentRef))
+                throw SecureStoreError(.io, "simulated failure")
+            }
+        }
+        let left = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+        #expect(left.items.compactMap { $0.attributes?[.service] } == [.string("kept")])
+    }
+}

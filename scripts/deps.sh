@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages SecureStore builds and tests with, when any is missing (needs root or sudo).
+set -euo pipefail
+packages=(libsqlite3-dev libsodium-dev libsecret-1-dev pkg-config gnome-keyring dbus dbus-x11 libsecret-tools sqlite3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

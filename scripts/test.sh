@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The one test command: installs what it needs, starts a private D-Bus + gnome-keyring, runs every test.
+# Usage: scripts/test.sh [extra swift test arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+swift build --build-tests
+scripts/with-keyring.sh swift test --skip-build "$@"
