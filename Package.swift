@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SecureStore", targets: ["SecureStore"]),
         .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
+        .library(name: "SecItem", targets: ["SecItem"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -17,12 +18,16 @@ let package = Package(
         // Backends.
         .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
 
+        // Apple's SecItem functions and kSec constants over the process-wide store.
+        .target(name: "SecItem", dependencies: ["SecureStore"], path: "Sources/SecItem"),
+
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
                           path: "Examples/SeedScenario"),
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
+        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore"]),
     ]
 )

@@ -1,5 +1,5 @@
 public import SecureStore
-public import Foundation
+import Foundation
 
 /// A store implementation under test: a name and a way to make a fresh, empty store.
 ///

@@ -1,5 +1,5 @@
 public import SecureStore
-public import Foundation
+import Foundation
 
 /// The seeded randomized differential test: the same random operations applied to several stores must give
 /// the same outcome (status, result shape, attributes, data, which item) at every step.

@@ -1,5 +1,5 @@
 public import SecureStore
-public import Foundation
+import Foundation
 import Synchronization
 
 /// A deliberately naive keychain written straight from `semantics.md`: one array, linear scans, its own

@@ -1,0 +1,70 @@
+public import SecureStore
+import Foundation
+import Synchronization
+
+/// The process-wide store behind `SecItemAdd` and friends, chosen once per process in the manner of
+/// swift-log's `LoggingSystem.bootstrap`.
+///
+/// Without a bootstrap call, the first SecItem call opens the default store (see ``defaultFactory``).
+/// Call ``bootstrap(_:)`` before the first SecItem call to choose another store in code.
+public enum SecItemSystem {
+    private struct State {
+        var factory: (@Sendable () throws(SecureStoreError) -> any SecureStore)?
+        var store: (any SecureStore)?
+        var bootstrapped = false
+    }
+    private static let state = Mutex(State())
+
+    /// The store used when nothing was bootstrapped. Set by the package to the embedded default store.
+    nonisolated(unsafe) static var defaultFactory: @Sendable () throws(SecureStoreError) -> any SecureStore = {
+        () throws(SecureStoreError) -> any SecureStore in
+        throw SecureStoreError(.notAvailable, "No default store is linked; call SecItemSystem.bootstrap first.")
+    }
+
+    /// Chooses the store every SecItem function uses. Call once, before the first SecItem call.
+    /// - Precondition: not bootstrapped before, and no SecItem call has opened the default store yet.
+    public static func bootstrap(_ store: any SecureStore) {
+        state.withLock { s in
+            precondition(!s.bootstrapped && s.store == nil,
+                         "SecItemSystem.bootstrap may only be called once, before the first SecItem call.")
+            s.bootstrapped = true
+            s.store = store
+        }
+    }
+
+    /// Like ``bootstrap(_:)`` with a factory that is run on first use (so a failure to open surfaces as a
+    /// status from the first SecItem call, not at start-up).
+    public static func bootstrap(_ factory: @escaping @Sendable () throws(SecureStoreError) -> any SecureStore) {
+        state.withLock { s in
+            precondition(!s.bootstrapped && s.store == nil,
+                         "SecItemSystem.bootstrap may only be called once, before the first SecItem call.")
+            s.bootstrapped = true
+            s.factory = factory
+        }
+    }
+
+    /// For tests: replaces the store at any time.
+    static func bootstrapInternal(_ store: any SecureStore) {
+        state.withLock { s in
+            s.bootstrapped = true
+            s.store = store
+            s.factory = nil
+        }
+    }
+
+    /// The store in use, opening it on first use.
+    public static func store() throws(SecureStoreError) -> any SecureStore {
+        let outcome: Result<any SecureStore, SecureStoreError> = state.withLock { s in
+            if let store = s.store { return .success(store) }
+            let factory = s.factory ?? defaultFactory
+            do throws(SecureStoreError) {
+                let store = try factory()
+                s.store = store
+                return .success(store)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome.get()
+    }
+}
