@@ -24,6 +24,8 @@ let package = Package(
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
                           path: "Examples/SeedScenario"),
+        // The seeds' Objective-C wrapper ported to Swift: only `import SecItem` differs from iOS code.
+        .executableTarget(name: "secitem-port-example", dependencies: ["SecItem"], path: "Examples/SecItemPort"),
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),

@@ -67,6 +67,7 @@ private func hasReturnKey(_ dict: [String: Any]) -> Bool {
 ///   - attributes: `kSecClass`, attributes, `kSecValueData`, and optional `kSecReturn…` keys.
 ///   - result: receives the new item shaped by the return keys; required when a return key is set.
 /// - Returns: `errSecSuccess`, or `errSecDuplicateItem`, `errSecParam`, … (see `SecCopyErrorMessageString`).
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     run { () throws(SecureStoreError) in
         let (item, returning) = try SecItemDecoder.newItem(attributes)
@@ -80,6 +81,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 }
 
 /// Finds items (Apple's `SecItemCopyMatching`).
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     run { () throws(SecureStoreError) in
         let q = try SecItemDecoder.query(query, call: .copy)
@@ -92,6 +94,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 }
 
 /// Updates every matching item (Apple's `SecItemUpdate`).
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     run { () throws(SecureStoreError) in
         let q = try SecItemDecoder.query(query, call: .updateQuery)
@@ -101,6 +104,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 }
 
 /// Deletes every matching item (Apple's `SecItemDelete`).
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     run { () throws(SecureStoreError) in
         let q = try SecItemDecoder.query(query, call: .delete)
@@ -109,15 +113,19 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
 }
 
 // NSDictionary spellings (the seeds build NSMutableDictionary queries).
+@discardableResult
 public func SecItemAdd(_ attributes: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemAdd(stringKeyed(attributes), result)
 }
+@discardableResult
 public func SecItemCopyMatching(_ query: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCopyMatching(stringKeyed(query), result)
 }
+@discardableResult
 public func SecItemUpdate(_ query: NSDictionary, _ attributesToUpdate: NSDictionary) -> OSStatus {
     SecItemUpdate(stringKeyed(query), stringKeyed(attributesToUpdate))
 }
+@discardableResult
 public func SecItemDelete(_ query: NSDictionary) -> OSStatus {
     SecItemDelete(stringKeyed(query))
 }
