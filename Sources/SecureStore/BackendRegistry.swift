@@ -1,0 +1,116 @@
+public import Foundation
+import Synchronization
+
+/// A JSON value from a configuration file.
+public enum ConfigValue: Sendable, Hashable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case array([ConfigValue])
+    case object([String: ConfigValue])
+    case null
+
+    var typeName: String {
+        switch self {
+        case .string: "a string"
+        case .number: "a number"
+        case .bool: "a boolean"
+        case .array: "an array"
+        case .object: "an object"
+        case .null: "null"
+        }
+    }
+}
+
+/// One backend's configuration section, with typed accessors that name the file and key on error.
+public struct BackendSettings: Sendable {
+    /// The section's values (`{"path": …, "keyFile": …}` for SQLite).
+    public let values: [String: ConfigValue]
+    /// Where the values came from, for messages (`"/home/u/.config/securestore/config.json, section \"sqlite\""`).
+    public let source: String
+    /// The environment, for settings that name environment variables (a passphrase is never in the file).
+    public let environment: [String: String]
+
+    public init(values: [String: ConfigValue] = [:], source: String = "defaults",
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.values = values
+        self.source = source
+        self.environment = environment
+    }
+
+    /// The string at `key`, or `nil` when absent. Throws `param` naming the source and key for another type.
+    public func string(_ key: String) throws(SecureStoreError) -> String? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case let other?:
+            throw .param(key, "\(source): \"\(key)\" must be a string, not \(other.typeName).")
+        }
+    }
+
+    /// The strings at `key` (a string array), or `nil` when absent.
+    public func strings(_ key: String) throws(SecureStoreError) -> [String]? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .array(let a)?:
+            var out: [String] = []
+            for v in a {
+                guard case .string(let s) = v else {
+                    throw .param(key, "\(source): \"\(key)\" must be an array of strings.")
+                }
+                out.append(s)
+            }
+            return out
+        case let other?:
+            throw .param(key, "\(source): \"\(key)\" must be an array of strings, not \(other.typeName).")
+        }
+    }
+}
+
+/// How a registered backend is built and checked.
+public struct BackendFactory: Sendable {
+    /// The backend's name, as chosen by `--backend`, `SECURESTORE_BACKEND` or `"backend"` in the file.
+    public let name: String
+    /// The key of its section in the config file (`"sqlite"`, `"secretService"`).
+    public let section: String
+    /// The keys its section may hold; any other key is an error naming it.
+    public let allowedKeys: Set<String>
+    /// One line on what it is.
+    public let summary: String
+    /// Builds a store from its settings. Must fail with a clear error rather than fall back to anything.
+    public let make: @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore
+    /// Whether it can be used here, and why not (without opening or changing any store).
+    public let availability: @Sendable (BackendSettings) -> Result<Void, SecureStoreError>
+
+    public init(name: String, section: String, allowedKeys: Set<String>, summary: String,
+                availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
+                make: @escaping @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore) {
+        self.name = name
+        self.section = section
+        self.allowedKeys = allowedKeys
+        self.summary = summary
+        self.make = make
+        self.availability = availability
+    }
+}
+
+/// The backends that can be chosen by name. Ours register themselves through `SecureStoreBackends`; a
+/// backend defined anywhere else registers the same way and is then chosen exactly like ours.
+public enum BackendRegistry {
+    private static let factories = Mutex<[String: BackendFactory]>([:])
+
+    /// Adds (or replaces) a backend under its name.
+    public static func register(_ factory: BackendFactory) {
+        factories.withLock { $0[factory.name] = factory }
+    }
+
+    /// The backend registered under `name`.
+    public static func factory(named name: String) -> BackendFactory? {
+        factories.withLock { $0[name] }
+    }
+
+    /// Every registered backend, by name.
+    public static var all: [BackendFactory] {
+        factories.withLock { $0.values.sorted { $0.name < $1.name } }
+    }
+}
