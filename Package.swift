@@ -21,6 +21,11 @@ let package = Package(
         // Apple's SecItem functions and kSec constants over the process-wide store.
         .target(name: "SecItem", dependencies: ["SecureStore"], path: "Sources/SecItem"),
 
+        // Registers this package's backends for selection by name.
+        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore"], path: "Sources/SecureStoreBackends"),
+        // The command-line tool.
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/securestore"),
+
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
                           path: "Examples/SeedScenario"),
