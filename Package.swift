@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SecureStore", targets: ["SecureStore"]),
         .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
+        .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -16,6 +17,15 @@ let package = Package(
 
         // Backends.
         .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
+        .systemLibrary(name: "CSQLite", path: "Backends/SQLite/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSodium", path: "Backends/SQLite/CSodium", pkgConfig: "libsodium",
+                       providers: [.apt(["libsodium-dev"])]),
+        .target(name: "SQLiteStore", dependencies: ["SecureStore", "CSQLite", "CSodium"],
+                path: "Backends/SQLite/SQLiteStore"),
+        // Helper process for the SQLite multi-process and crash tests.
+        .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SQLiteStore"],
+                          path: "Backends/SQLite/Worker"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
@@ -23,7 +33,9 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore"]),
+        .testTarget(name: "ConformanceTests",
+                    dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "CSQLite"]),
     ]
 )
 
