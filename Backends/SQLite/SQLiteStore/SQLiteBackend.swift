@@ -132,7 +132,7 @@ public struct PassphraseCost: Sendable, Hashable {
 
 extension SQLiteBackend {
     /// The connection and the keys that open its rows; used only under the backend's mutex.
-    final class Connection {
+    final class Connection: @unchecked Sendable {   // only ever used under the backend's Mutex
         let db: SQLiteConnection
         private(set) var keys: Keys
 

@@ -9,8 +9,9 @@ extension Keychain where Backend == SQLiteBackend {
     public convenience init(path: String? = nil, key: SQLiteKey = .defaultKeyFile,
                             configuration: StoreConfiguration = StoreConfiguration(),
                             passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
-        let path = try path ?? SQLiteBackend.defaultPaths(creatingDirectories: true).database
-        try self.init(backend: SQLiteBackend(path: path, key: key, passphraseCost: passphraseCost),
+        var file: String
+        if let path { file = path } else { file = try SQLiteBackend.defaultPaths(creatingDirectories: true).database }
+        try self.init(backend: SQLiteBackend(path: file, key: key, passphraseCost: passphraseCost),
                       configuration: configuration)
     }
 

@@ -19,7 +19,7 @@ enum Sodium {
 
     static func random(_ count: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { randombytes_buf($0.baseAddress, count) }
+        randombytes_buf(&out, count)
         return out
     }
 
@@ -65,12 +65,9 @@ enum Sodium {
     /// A keyed BLAKE2b-256 of `domain` + `bytes`: a blind index that reveals nothing without the key.
     static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: indexBytes)
-        var state = crypto_generichash_state()
-        crypto_generichash_init(&state, key.pointer, keyBytes, indexBytes)
-        var d = domain
-        crypto_generichash_update(&state, &d, 1)
-        bytes.withUnsafeBufferPointer { crypto_generichash_update(&state, $0.baseAddress, UInt64($0.count)) }
-        crypto_generichash_final(&state, &out, indexBytes)
+        var input = [domain] + bytes
+        defer { zero(&input) }
+        crypto_generichash(&out, indexBytes, input, UInt64(input.count), key.pointer, keyBytes)
         return out
     }
 
