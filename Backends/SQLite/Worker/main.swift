@@ -26,12 +26,12 @@ while hex.count >= 2 {
 }
 
 do {
-    let store = try SQLiteStore(path: args[1], key: .raw(keyBytes))
+    let store = try SQLiteStore(path: args[2], key: .raw(keyBytes))
     let prefix = args[4]
     let first = args.count > 5 ? Int(args[5]) ?? 0 : 0
     let count = args.count > 6 ? Int(args[6]) ?? 0 : Int.max
     var i = first
-    while args[2] == "loop" || i < first + count {
+    while args[1] == "loop" || i < first + count {
         let name = "\(prefix)-\(i)"
         do throws(SecureStoreError) {
             let attributes: [AttributeName: AttributeValue] = [.service: .string("worker"), .account: .string(name)]
