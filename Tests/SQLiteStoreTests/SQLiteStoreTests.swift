@@ -137,7 +137,7 @@ struct SQLiteStoreTests {
         let s = try Scratch()
         defer { s.cleanUp() }
         let garbage = s.path("garbage.db")
-        FileManager.default.createFile(atPath: garbage, contents: Data((0..<8192).map { _ in UInt8.random(in: 0...255) }),
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data((0..<8192).map { _ in UInt8.random(in: 0...255) }),
                                        attributes: [.posixPermissions: 0o600])
         let e1 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: garbage, key: .raw(randomKey())) }
         #expect(e1?.code == .decode)
@@ -152,7 +152,7 @@ struct SQLiteStoreTests {
         let full = FileManager.default.contents(atPath: s.db) ?? Data()
         #expect(full.count > 8192)
         let truncated = s.path("truncated.db")
-        FileManager.default.createFile(atPath: truncated, contents: full.prefix(full.count / 2), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: truncated, contents: full.prefix(full.count / 2), attributes: [.posixPermissions: 0o600])
         let e2 = failure { () throws(SecureStoreError) in
             let store = try SQLiteStore(path: truncated, key: .raw(key))
             _ = try store.copyMatching(ItemQuery(.genericPassword, limit: .all))
@@ -201,6 +201,29 @@ struct SQLiteStoreTests {
         #expect(e2?.code == .authFailed)
         let store = try SQLiteStore(path: s.db, key: .passphrase("phrase"))
         #expect(try secret(store, "s1", "a") == Data("v1".utf8))
+    }
+
+    @Test("a rotation that fails half-way leaves nothing of it: the old key still opens every item")
+    func interruptedRekey() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let old = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(old))
+            for i in 0..<6 { try store.add(NewItem(.genericPassword, generic("s\(i)", "a"), data: Data("v\(i)".utf8))) }
+        }
+        do {   // damage the last row, so the rotation fails after re-sealing the first five
+            let raw = RawDB(s.db)
+            var blob = raw.rows("SELECT blob FROM items WHERE id = 6")[0][0]
+            blob[30] ^= 0xFF
+            raw.setBlob(id: 6, blob)
+        }
+        let store = try SQLiteStore(path: s.db, key: .raw(old))
+        let error = failure { () throws(SecureStoreError) in try store.rekey(to: .raw(randomKey())) }
+        #expect(error?.code == .decode)
+        for i in 0..<5 { #expect(try secret(store, "s\(i)", "a") == Data("v\(i)".utf8)) }
+        let reopened = try SQLiteStore(path: s.db, key: .raw(old))
+        for i in 0..<5 { #expect(try secret(reopened, "s\(i)", "a") == Data("v\(i)".utf8)) }
     }
 
     @Test("key files: created 0600 when absent, reused, refused when others can read them")
