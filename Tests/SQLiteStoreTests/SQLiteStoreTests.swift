@@ -166,6 +166,26 @@ struct SQLiteStoreTests {
         #expect(e3?.message.contains("newer") == true)
     }
 
+    @Test("a writer locked out past the busy timeout gets a clear io error, and no lock leaks")
+    func busy() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        let store = try Keychain(backend: SQLiteBackend(path: s.db, key: .raw(key), busyTimeout: .milliseconds(200)))
+        try store.add(NewItem(.genericPassword, generic("s", "a"), data: Data("x".utf8)))
+        let raw = RawDB(s.db)
+        #expect(raw.exec("BEGIN IMMEDIATE") == SQLITE_OK)
+        let error = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("y".utf8)))
+        }
+        #expect(error?.code == .io)
+        #expect(error?.message.contains("busy") == true)
+        #expect(try secret(store, "s", "a") == Data("x".utf8))   // readers are not blocked by a writer
+        raw.exec("ROLLBACK")
+        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("y".utf8)))
+        #expect(try secret(store, "t", "a") == Data("y".utf8))
+    }
+
     @Test("the full-key lookup uses the ukey index")
     func queryPlan() throws {
         let s = try Scratch()
