@@ -57,15 +57,23 @@ struct SQLiteStoreTests {
                          with: ItemChanges(data: Data((words[0] + "X").utf8)))
         try store.delete(ItemQuery(.genericPassword, generic(words[1] + "1", words[2])))
         // While open (WAL and shm present) and after closing.
+        withExtendedLifetime(store) {
+            #expect(FileManager.default.fileExists(atPath: s.db + "-wal"))
+            #expect(FileManager.default.fileExists(atPath: s.db + "-shm"))
+            for file in [s.db, s.db + "-wal", s.db + "-shm"] {
+                let mode = (try? FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? 0
+                #expect(mode & 0o077 == 0, "\(file) mode \(String(mode, radix: 8))")
+                guard let bytes = FileManager.default.contents(atPath: file) else { continue }
+                for word in words {
+                    #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) in \(file)")
+                }
+            }
+        }
         for file in [s.db, s.db + "-wal", s.db + "-shm"] {
             guard let bytes = FileManager.default.contents(atPath: file) else { continue }
             for word in words {
                 #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) in \(file)")
             }
-        }
-        for file in [s.db, s.db + "-wal", s.db + "-shm"] {
-            let mode = (try? FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? 0
-            if FileManager.default.fileExists(atPath: file) { #expect(mode & 0o077 == 0, "\(file) mode \(String(mode, radix: 8))") }
         }
     }
 
