@@ -150,6 +150,13 @@ struct SQLiteStoreTests {
         let e1 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: garbage, key: .raw(randomKey())) }
         #expect(e1?.code == .decode)
 
+        let foreign = s.path("foreign.db")
+        RawDB(foreign).exec("CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('hello');")
+        let foreignBefore = FileManager.default.contents(atPath: foreign)
+        let e0 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: foreign, key: .raw(randomKey())) }
+        #expect(e0?.code == .decode)
+        #expect(FileManager.default.contents(atPath: foreign) == foreignBefore)
+
         let key = randomKey()
         do {
             let store = try SQLiteStore(path: s.db, key: .raw(key))

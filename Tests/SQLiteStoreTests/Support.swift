@@ -46,7 +46,7 @@ func secret(_ store: SQLiteStore, _ service: String, _ account: String) throws(S
 final class RawDB {
     var db: OpaquePointer?
     init(_ path: String) {
-        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil)
+        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
     }
     deinit { sqlite3_close_v2(db) }
 

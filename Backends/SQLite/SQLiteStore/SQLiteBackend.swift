@@ -1,5 +1,5 @@
 public import SecureStore
-public import Foundation
+import Foundation
 import Synchronization
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
@@ -167,10 +167,18 @@ extension SQLiteBackend {
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
             // Nothing below writes to an existing file before its key check passed.
             if try !hasSchema(db) {
+                guard try integer(db, "SELECT count(*) FROM sqlite_master") == 0 else {
+                    throw SecureStoreError(.decode,
+                        "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
+                }
                 try db.exec("PRAGMA journal_mode=WAL")
                 try db.exec("BEGIN IMMEDIATE")
                 do throws(SecureStoreError) {
                     if try !hasSchema(db) {
+                        guard try integer(db, "SELECT count(*) FROM sqlite_master") == 0 else {
+                            throw SecureStoreError(.decode,
+                                "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
+                        }
                         let keys = try makeKeys(key, storedKDF: nil, cost: cost)
                         try db.exec("""
                             CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
