@@ -311,6 +311,30 @@ struct SQLiteProcessTests {
         #expect(all == 120)
     }
 
+    @Test("the default store lives under XDG_DATA_HOME, its key under XDG_CONFIG_HOME, in private folders")
+    func defaultLocation() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = s.path("data")
+        env["XDG_CONFIG_HOME"] = s.path("config")
+        for _ in 0..<2 {   // the second run reuses the key file and finds the first item (duplicate is fine)
+            let lines = try Worker(["default"], environment: env).finish()
+            #expect(lines == ["ok \(s.path("data"))/securestore/store.db \(s.path("config"))/securestore/store.key"]
+                    || lines.first?.contains("duplicateItem") == true, "\(lines)")
+        }
+        let fm = FileManager.default
+        func mode(_ path: String) -> Int { ((try? fm.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? -1 }
+        #expect(mode(s.path("data/securestore")) == 0o700)
+        #expect(mode(s.path("config/securestore")) == 0o700)
+        #expect(mode(s.path("data/securestore/store.db")) == 0o600)
+        #expect(mode(s.path("config/securestore/store.key")) == 0o600)
+        let key = fm.contents(atPath: s.path("config/securestore/store.key")) ?? Data()
+        let store = try SQLiteStore(path: s.path("data/securestore/store.db"), key: .raw(key))
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("default")], returning: .data)).items.first?.data
+                == Data("d".utf8))
+    }
+
     @Test("a writer killed at random moments loses no reported add and never corrupts the file")
     func crashes() throws {
         let s = try Scratch()

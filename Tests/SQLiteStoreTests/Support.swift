@@ -104,12 +104,13 @@ func workerPath() -> String? {
 final class Worker {
     let process = Process()
     let pipe = Pipe()
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
         guard let path = workerPath() else {
             throw SecureStoreError(.notAvailable, "securestore-sqlite-worker not built; run swift build --build-tests")
         }
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardOutput = pipe
         try process.run()
     }

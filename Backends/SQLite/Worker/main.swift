@@ -2,6 +2,7 @@
 //
 //   securestore-sqlite-worker add  DB HEXKEY PREFIX FIRST COUNT   adds PREFIX-i for i in FIRST..<FIRST+COUNT
 //   securestore-sqlite-worker loop DB HEXKEY PREFIX               adds PREFIX-0, PREFIX-1, … until killed
+//   securestore-sqlite-worker default                             adds one item to the default store
 //
 // Prints one line per add, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE".
 import Foundation
@@ -13,6 +14,19 @@ func say(_ line: String) {
 }
 
 let args = CommandLine.arguments
+if args.count == 2, args[1] == "default" {
+    // Opens the store at the default location with the default key file and adds one item.
+    do {
+        let store = try SQLiteStore()
+        try store.add(NewItem(.genericPassword, [.service: .string("default")], data: Data("d".utf8)), returning: [])
+        let paths = SQLiteBackend.defaultPaths()
+        say("ok \(paths.database) \(paths.keyFile)")
+        exit(0)
+    } catch {
+        say("fatal \(error)")
+        exit(1)
+    }
+}
 guard args.count >= 5 else {
     FileHandle.standardError.write(Data("usage: securestore-sqlite-worker add|loop DB HEXKEY PREFIX [FIRST COUNT]\n".utf8))
     exit(2)
