@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
         .library(name: "SecItem", targets: ["SecItem"]),
+        .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -17,25 +18,37 @@ let package = Package(
 
         // Backends.
         .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
+        .systemLibrary(name: "CSQLite", path: "Backends/SQLite/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSodium", path: "Backends/SQLite/CSodium", pkgConfig: "libsodium",
+                       providers: [.apt(["libsodium-dev"])]),
+        .target(name: "SQLiteStore", dependencies: ["SecureStore", "CSQLite", "CSodium"],
+                path: "Backends/SQLite/SQLiteStore"),
+        // Helper process for the SQLite multi-process and crash tests.
+        .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SQLiteStore"],
+                          path: "Backends/SQLite/Worker"),
 
         // Apple's SecItem functions and kSec constants over the process-wide store.
-        .target(name: "SecItem", dependencies: ["SecureStore"], path: "Sources/SecItem"),
+        .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
         // Registers this package's backends for selection by name.
-        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore"], path: "Sources/SecureStoreBackends"),
+        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore"],
+                path: "Sources/SecureStoreBackends"),
         // The command-line tool.
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/securestore"),
 
         // Example program: the seeds' scenario.
-        .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
+        .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
                           path: "Examples/SeedScenario"),
         // The seeds' Objective-C wrapper ported to Swift: only `import SecItem` differs from iOS code.
         .executableTarget(name: "secitem-port-example", dependencies: ["SecItem"], path: "Examples/SecItemPort"),
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
-        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore"]),
+        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore"]),
+        .testTarget(name: "ConformanceTests",
+                    dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "CSQLite"]),
     ]
 )
 

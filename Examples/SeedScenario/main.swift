@@ -2,7 +2,7 @@
 // and a tester clears the whole keychain to simulate a fresh install.
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreBackends
 
 func run(_ store: any SecureStore) throws(SecureStoreError) {
     print("store: \(store.storeDescription)")
@@ -27,7 +27,8 @@ func run(_ store: any SecureStore) throws(SecureStoreError) {
 }
 
 do {
-    try run(try InMemoryStore())
+    // The configured store: by default the encrypted SQLite file under ~/.local/share/securestore/.
+    try run(try BuiltinBackends.open())
 } catch {
     FileHandle.standardError.write(Data("securestore-example: \(error)\n".utf8))
     exit(1)

@@ -1,5 +1,6 @@
 public import SecureStore
 import Foundation
+import SecureStoreBackends
 import Synchronization
 
 /// The process-wide store behind `SecItemAdd` and friends, chosen once per process in the manner of
@@ -15,10 +16,11 @@ public enum SecItemSystem {
     }
     private static let state = Mutex(State())
 
-    /// The store used when nothing was bootstrapped. Set by the package to the embedded default store.
-    nonisolated(unsafe) static var defaultFactory: @Sendable () throws(SecureStoreError) -> any SecureStore = {
+    /// The store used when nothing was bootstrapped: the configured one (`SECURESTORE_BACKEND`,
+    /// `SECURESTORE_CONFIG`, `~/.config/securestore/config.json`), by default the encrypted SQLite store.
+    static let defaultFactory: @Sendable () throws(SecureStoreError) -> any SecureStore = {
         () throws(SecureStoreError) -> any SecureStore in
-        throw SecureStoreError(.notAvailable, "No default store is linked; call SecItemSystem.bootstrap first.")
+        try BuiltinBackends.open()
     }
 
     /// Chooses the store every SecItem function uses. Call once, before the first SecItem call.

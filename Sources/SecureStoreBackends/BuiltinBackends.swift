@@ -1,8 +1,10 @@
 public import SecureStore
+import Foundation
 import InMemoryStore
+import SQLiteStore
 
 /// Registers this package's backends with the ``BackendRegistry`` (idempotent). The CLI, the SecItem
-/// module's default store and `SecureStoreBackends.open()` call it; a program may call it too.
+/// module's default store and ``open(backend:configFile:)`` call it; a program may call it too.
 public enum BuiltinBackends {
     private static let once: Void = {
         BackendRegistry.register(BackendFactory(
@@ -11,7 +13,31 @@ public enum BuiltinBackends {
         ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try InMemoryStore(configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
         })
+        BackendRegistry.register(BackendFactory(
+            name: "sqlite", section: "sqlite", allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"],
+            summary: "encrypted SQLite file (the embedded default)",
+            availability: { s in
+                Result { () throws(SecureStoreError) in _ = try sqliteKey(s) }
+            }
+        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+            try SQLiteStore(path: try s.string("path"), key: try sqliteKey(s),
+                            configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
+        })
     }()
+
+    /// The SQLite key from settings: a passphrase from the environment variable `passphraseEnv` names, else
+    /// `keyFile`, else the default key file. The passphrase itself is never in the file.
+    static func sqliteKey(_ s: BackendSettings) throws(SecureStoreError) -> SQLiteKey {
+        if let variable = try s.string("passphraseEnv") {
+            guard let passphrase = s.environment[variable], !passphrase.isEmpty else {
+                throw SecureStoreError(.notAvailable,
+                    "\(s.source): passphraseEnv names \(variable), but that environment variable is not set; export it.")
+            }
+            return .passphrase(passphrase)
+        }
+        if let file = try s.string("keyFile") { return .keyFile(file) }
+        return .defaultKeyFile
+    }
 
     public static func register() { once }
 

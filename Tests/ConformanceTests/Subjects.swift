@@ -1,6 +1,8 @@
+import Foundation
 import SecureStore
 import SecureStoreConformance
 import InMemoryStore
+import SQLiteStore
 
 /// Every store implementation the conformance suite runs against. Each backend adds itself here.
 enum Subjects {
@@ -8,8 +10,61 @@ enum Subjects {
         try InMemoryStore(configuration: StoreConfiguration(accessGroups: groups))
     }
 
+    /// A fresh encrypted SQLite file in a fresh temporary folder for every store (removed with the store).
+    static let sqlite = ConformanceSubject(name: "sqlite") { groups in
+        try TemporarySQLiteStore(accessGroups: groups)
+    }
+
     /// The backends under test (the reference model is run as well, as its own subject).
-    static let backends: [ConformanceSubject] = [inMemory]
+    static let backends: [ConformanceSubject] = [inMemory, sqlite]
 
     static let all: [ConformanceSubject] = [.reference] + backends
+}
+
+/// A ``SQLiteStore`` on a file in its own temporary folder, which goes away when the store does.
+final class TemporarySQLiteStore: SecureStore, @unchecked Sendable {   // `store` is only set in init and deinit
+    private var store: SQLiteStore?
+    private let dir: URL
+
+    init(accessGroups: [String]) throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("securestore-conf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        store = try SQLiteStore(path: dir.appendingPathComponent("store.db").path, key: .raw(key),
+                                configuration: StoreConfiguration(accessGroups: accessGroups))
+    }
+
+    deinit {
+        store = nil   // closes the database first
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    private var open: SQLiteStore {
+        get throws(SecureStoreError) {
+            guard let store else { throw SecureStoreError(.notAvailable, "closed") }
+            return store
+        }
+    }
+
+    var storeDescription: String { store?.storeDescription ?? "closed" }
+
+    func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult {
+        try open.add(item, returning: returning)
+    }
+
+    func copyMatching(_ query: ItemQuery) throws(SecureStoreError) -> QueryResult {
+        try open.copyMatching(query)
+    }
+
+    func update(_ query: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {
+        try open.update(query, with: changes)
+    }
+
+    func delete(_ query: ItemQuery) throws(SecureStoreError) -> Int {
+        try open.delete(query)
+    }
+
+    func clear(_ classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
+        try open.clear(classes)
+    }
 }

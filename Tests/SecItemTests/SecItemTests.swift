@@ -2,21 +2,25 @@ import Foundation
 import Testing
 import SecureStore
 import InMemoryStore
+import SQLiteStore
 @testable import SecItem
 
 /// Which store the process-wide SecItem store is switched to for a test.
 enum Stores {
     enum Kind: String, CustomStringConvertible, Sendable {
-        case memory
+        case memory, sqlite
         var description: String { rawValue }
     }
-    static let all: [Kind] = [.memory]
+    static let all: [Kind] = [.memory, .sqlite]
 
     /// Fresh, empty store of this kind as the process-wide SecItem store.
     @discardableResult
     static func use(_ kind: Kind) throws -> any SecureStore {
         let store: any SecureStore = switch kind {
         case .memory: try InMemoryStore()
+        case .sqlite:
+            try SQLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("secitem-\(UUID().uuidString).db").path,
+                            key: .raw(Data((0..<32).map { _ in UInt8.random(in: 0...255) })))
         }
         SecItemSystem.bootstrapInternal(store)
         return store

@@ -1,0 +1,115 @@
+import SecureStore
+import Foundation
+
+/// The compact binary form of one record's plaintext (see FORMAT.md): it keeps each value's exact case.
+enum RecordCodec {
+    static let version: UInt8 = 1
+
+    static func encode(_ record: ItemRecord) -> [UInt8] {
+        var out: [UInt8] = [version]
+        appendBytes(&out, Array(record.itemClass.rawValue.utf8))
+        appendBytes(&out, Array(record.persistentRef.data))
+        appendBytes(&out, Array(record.data))
+        let names = record.attributes.keys.sorted()
+        appendU32(&out, UInt32(names.count))
+        for name in names {
+            guard let value = record.attributes[name] else { continue }
+            appendBytes(&out, Array(name.code.utf8))
+            switch value {
+            case .string(let s): out.append(1); appendBytes(&out, Array(s.utf8))
+            case .data(let d): out.append(2); appendBytes(&out, Array(d))
+            case .number(let n): out.append(3); appendU64(&out, UInt64(bitPattern: n))
+            case .bool(let b): out.append(4); out.append(b ? 1 : 0)
+            case .date(let d): out.append(5); appendU64(&out, d.timeIntervalSinceReferenceDate.bitPattern)
+            }
+        }
+        return out
+    }
+
+    /// The record in `bytes`, or nil when they are not a well-formed encoding.
+    static func decode(_ bytes: [UInt8]) -> ItemRecord? {
+        var r = Reader(bytes: bytes)
+        guard r.byte() == version,
+              let cls = r.chunk().flatMap({ String(bytes: $0, encoding: .utf8) }).flatMap({ ItemClass(rawValue: $0) }),
+              let ref = r.chunk(), let data = r.chunk(), let count = r.u32()
+        else { return nil }
+        var attributes: [AttributeName: AttributeValue] = [:]
+        for _ in 0..<count {
+            guard let code = r.chunk().flatMap({ String(bytes: $0, encoding: .utf8) }),
+                  let name = AttributeName(codeOrName: code), let tag = r.byte()
+            else { return nil }
+            let value: AttributeValue
+            switch tag {
+            case 1:
+                guard let b = r.chunk(), let s = String(bytes: b, encoding: .utf8) else { return nil }
+                value = .string(s)
+            case 2:
+                guard let b = r.chunk() else { return nil }
+                value = .data(Data(b))
+            case 3:
+                guard let n = r.u64() else { return nil }
+                value = .number(Int64(bitPattern: n))
+            case 4:
+                guard let b = r.byte(), b <= 1 else { return nil }
+                value = .bool(b == 1)
+            case 5:
+                guard let n = r.u64() else { return nil }
+                value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: n)))
+            default:
+                return nil
+            }
+            attributes[name] = value
+        }
+        guard r.atEnd else { return nil }
+        return ItemRecord(persistentRef: PersistentRef(data: Data(ref)), itemClass: cls, attributes: attributes,
+                          data: Data(data))
+    }
+
+    private static func appendU32(_ out: inout [UInt8], _ n: UInt32) {
+        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
+    }
+
+    private static func appendU64(_ out: inout [UInt8], _ n: UInt64) {
+        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
+    }
+
+    private static func appendBytes(_ out: inout [UInt8], _ bytes: [UInt8]) {
+        appendU32(&out, UInt32(bytes.count))
+        out.append(contentsOf: bytes)
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var at = 0
+
+        var atEnd: Bool { at == bytes.count }
+
+        mutating func byte() -> UInt8? {
+            guard at < bytes.count else { return nil }
+            defer { at += 1 }
+            return bytes[at]
+        }
+
+        mutating func u32() -> UInt32? {
+            guard bytes.count - at >= 4 else { return nil }
+            var n: UInt32 = 0
+            for i in 0..<4 { n = n << 8 | UInt32(bytes[at + i]) }
+            at += 4
+            return n
+        }
+
+        mutating func u64() -> UInt64? {
+            guard bytes.count - at >= 8 else { return nil }
+            var n: UInt64 = 0
+            for i in 0..<8 { n = n << 8 | UInt64(bytes[at + i]) }
+            at += 8
+            return n
+        }
+
+        mutating func chunk() -> [UInt8]? {
+            guard let n = u32(), bytes.count - at >= Int(n) else { return nil }
+            defer { at += Int(n) }
+            return Array(bytes[at..<at + Int(n)])
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import SecureStore
+import Foundation
+internal import CSQLite
+
+/// A value bound to or read from a statement.
+enum SQLValue {
+    case null
+    case integer(Int64)
+    case blob([UInt8])
+    case text(String)
+}
+
+/// The one file that talks to sqlite3: one connection, cached prepared statements, SQLite result codes
+/// mapped to ``SecureStoreError``. Not thread-safe by itself; ``SQLiteBackend`` serializes all use.
+final class SQLiteConnection {
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let path: String
+
+    /// Opens an existing database file read-write (the caller creates the file with the right mode).
+    init(path: String, busyTimeoutMilliseconds: Int32) throws(SecureStoreError) {
+        self.path = path
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        db = handle
+        guard rc == SQLITE_OK else {
+            let error = SQLiteConnection.error(rc, handle, context: "open the store")
+            sqlite3_close_v2(handle)
+            db = nil
+            throw error
+        }
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        for (_, stmt) in statements { sqlite3_finalize(stmt) }
+        sqlite3_close_v2(db)
+    }
+
+    /// Runs SQL without results (may hold several statements).
+    func exec(_ sql: String) throws(SecureStoreError) {
+        let rc = sqlite3_exec(db, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw SQLiteConnection.error(rc, db, context: "run \(Self.verb(sql))") }
+    }
+
+    /// Runs one statement with `values` bound; returns every row.
+    @discardableResult
+    func query(_ sql: String, _ values: [SQLValue] = []) throws(SecureStoreError) -> [[SQLValue]] {
+        let stmt = try prepared(sql)
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+        }
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(stmt, index)
+            case .integer(let n): rc = sqlite3_bind_int64(stmt, index, n)
+            case .blob(let bytes): rc = sqlite3_bind_blob(stmt, index, bytes, Int32(bytes.count), csqlite_transient())
+            case .text(let s): rc = sqlite3_bind_text(stmt, index, s, -1, csqlite_transient())
+            }
+            guard rc == SQLITE_OK else { throw SQLiteConnection.error(rc, db, context: "bind a value") }
+        }
+        var rows: [[SQLValue]] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw SQLiteConnection.error(rc, db, context: Self.verb(sql)) }
+            var row: [SQLValue] = []
+            let columns = sqlite3_column_count(stmt)
+            for c in 0..<columns {
+                switch sqlite3_column_type(stmt, c) {
+                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(stmt, c)))
+                case SQLITE_NULL: row.append(.null)
+                case SQLITE_TEXT:
+                    if let text = sqlite3_column_text(stmt, c) {
+                        row.append(.text(String(cString: text)))
+                    } else {
+                        row.append(.text(""))
+                    }
+                default:
+                    let count = Int(sqlite3_column_bytes(stmt, c))
+                    if count > 0, let p = sqlite3_column_blob(stmt, c) {
+                        row.append(.blob(Array(UnsafeRawBufferPointer(start: p, count: count))))
+                    } else {
+                        row.append(.blob([]))
+                    }
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(db)) }
+
+    private func prepared(_ sql: String) throws(SecureStoreError) -> OpaquePointer {
+        if let stmt = statements[sql] { return stmt }
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw SQLiteConnection.error(rc, db, context: "prepare \(Self.verb(sql))")
+        }
+        statements[sql] = stmt
+        return stmt
+    }
+
+    private static func verb(_ sql: String) -> String {
+        String(sql.prefix(while: { $0 != "(" }).prefix(40))
+    }
+
+    /// A ``SecureStoreError`` for a SQLite result code. SQL text and error messages of SQLite never contain
+    /// item values (they are always bound), so they may appear in messages.
+    static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> SecureStoreError {
+        let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        switch rc & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return SecureStoreError(.io, "The store is busy: another process kept it locked for too long (\(context)). Try again.")
+        case SQLITE_FULL:
+            return SecureStoreError(.io, "The disk is full; the store could not \(context).")
+        case SQLITE_IOERR:
+            return SecureStoreError(.io, "An I/O error occurred while trying to \(context): \(detail).")
+        case SQLITE_READONLY:
+            return SecureStoreError(.readOnly, "The store file is read-only; could not \(context).")
+        case SQLITE_NOTADB, SQLITE_CORRUPT:
+            return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
+        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
+            return SecureStoreError(.notAvailable, "The store file cannot be opened: \(detail).")
+        case SQLITE_NOMEM:
+            return SecureStoreError(.allocate, "SQLite ran out of memory while trying to \(context).")
+        default:
+            return SecureStoreError(.internalError, "SQLite failed to \(context): \(detail) (code \(rc)).")
+        }
+    }
+}

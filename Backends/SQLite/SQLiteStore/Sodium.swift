@@ -1,0 +1,122 @@
+import SecureStore
+import Foundation
+internal import CSodium
+
+/// The one file that talks to libsodium: guarded key memory, randomness, key derivation, blind indexes and
+/// XChaCha20-Poly1305 sealing.
+enum Sodium {
+    static let keyBytes = 32
+    static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    static let saltBytes = Int(crypto_pwhash_SALTBYTES)
+    static let indexBytes = 32
+
+    static func ready() throws(SecureStoreError) {
+        if sodium_init() < 0 {
+            throw SecureStoreError(.notAvailable, "libsodium could not be initialized.")
+        }
+    }
+
+    static func random(_ count: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        randombytes_buf(&out, count)
+        return out
+    }
+
+    static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+
+    /// Argon2id cost limits.
+    static let interactiveOps = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE)
+    static let interactiveMem = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)
+    static let minimumOps = UInt64(crypto_pwhash_OPSLIMIT_MIN)
+    static let minimumMem = UInt64(crypto_pwhash_MEMLIMIT_MIN)
+    static let argon2id = Int32(crypto_pwhash_ALG_ARGON2ID13)
+
+    /// A 32-byte master key stretched from `passphrase` with Argon2id.
+    static func stretch(_ passphrase: [UInt8], salt: [UInt8], ops: UInt64, mem: UInt64) throws(SecureStoreError)
+        -> SecretKey
+    {
+        guard salt.count == saltBytes, ops >= minimumOps, mem >= minimumMem,
+              ops <= UInt64(crypto_pwhash_OPSLIMIT_MAX), mem <= UInt64(Int.max)
+        else {
+            throw SecureStoreError(.decode, "The store's passphrase parameters are invalid: the file was altered or corrupted.")
+        }
+        let key = try SecretKey(count: keyBytes)
+        var pw = passphrase.map { CChar(bitPattern: $0) }
+        defer { pw.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
+        let rc = crypto_pwhash(key.pointer, UInt64(keyBytes), pw, UInt64(pw.count), salt, ops, Int(mem), argon2id)
+        guard rc == 0 else {
+            throw SecureStoreError(.allocate, "Stretching the passphrase ran out of memory.")
+        }
+        return key
+    }
+
+    /// A subkey of `master` for one purpose (`context` is exactly 8 characters).
+    static func derive(_ master: SecretKey, id: UInt64, context: String) throws(SecureStoreError) -> SecretKey {
+        let sub = try SecretKey(count: keyBytes)
+        let ctx: [CChar] = Array(context.utf8).map { CChar(bitPattern: $0) } + [0]
+        let rc = crypto_kdf_derive_from_key(sub.pointer, keyBytes, id, ctx, master.pointer)
+        guard rc == 0 else { throw SecureStoreError(.internalError, "Deriving a subkey failed.") }
+        return sub
+    }
+
+    /// A keyed BLAKE2b-256 of `domain` + `bytes`: a blind index that reveals nothing without the key.
+    static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: indexBytes)
+        var input = [domain] + bytes
+        defer { zero(&input) }
+        crypto_generichash(&out, indexBytes, input, UInt64(input.count), key.pointer, keyBytes)
+        return out
+    }
+
+    /// nonce ‖ ciphertext ‖ tag of `plain`, authenticated together with `ad`.
+    static func seal(_ plain: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8] {
+        let nonce = random(nonceBytes)
+        var cipher = [UInt8](repeating: 0, count: plain.count + tagBytes)
+        var written: UInt64 = 0
+        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(&cipher, &written, plain, UInt64(plain.count),
+                                                       ad, UInt64(ad.count), nil, nonce, key.pointer)
+        return nonce + cipher
+    }
+
+    /// The plaintext of `sealed`, or nil when it was not sealed with `key` and `ad` (or was altered).
+    static func open(_ sealed: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8]? {
+        guard sealed.count >= nonceBytes + tagBytes else { return nil }
+        let nonce = Array(sealed[0..<nonceBytes])
+        let cipher = Array(sealed[nonceBytes...])
+        var out = [UInt8](repeating: 0, count: cipher.count - tagBytes)
+        var written: UInt64 = 0
+        let rc = crypto_aead_xchacha20poly1305_ietf_decrypt(&out, &written, nil, cipher, UInt64(cipher.count),
+                                                            ad, UInt64(ad.count), nonce, key.pointer)
+        guard rc == 0 else { return nil }
+        return out
+    }
+}
+
+/// Key bytes in libsodium guarded memory (`sodium_malloc`: guard pages, no swap), zeroed and freed on deinit.
+final class SecretKey {
+    let pointer: UnsafeMutablePointer<UInt8>
+    let count: Int
+
+    init(count: Int) throws(SecureStoreError) {
+        guard let raw = sodium_malloc(count) else {
+            throw SecureStoreError(.allocate, "Could not allocate protected memory for a key.")
+        }
+        pointer = raw.bindMemory(to: UInt8.self, capacity: count)
+        self.count = count
+    }
+
+    /// A key holding a copy of `bytes`.
+    convenience init(copying bytes: [UInt8]) throws(SecureStoreError) {
+        try self.init(count: bytes.count)
+        bytes.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress { pointer.update(from: base, count: b.count) }
+        }
+    }
+
+    deinit {
+        sodium_free(pointer)   // zeroes the memory before freeing it
+    }
+}

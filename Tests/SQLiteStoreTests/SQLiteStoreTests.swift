@@ -1,0 +1,361 @@
+import Testing
+import Foundation
+import SecureStore
+@testable import SQLiteStore
+import CSQLite
+
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    @Test("items survive closing and reopening, with the exact value cases")
+    func reopen() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        let date = Date(timeIntervalSinceReferenceDate: 123_456.789_012_345)
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(key))
+            let extra: [AttributeName: AttributeValue] = [.generic: .data(Data([0, 1, 2])), .label: .string("L"),
+                                                         .creator: .number(-7), .isInvisible: .bool(true)]
+            try store.add(NewItem(.genericPassword, generic("svc", "acct", extra), data: Data("pw".utf8)))
+            _ = date
+        }
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        let item = try store.copyMatching(ItemQuery(.genericPassword, generic("svc", "acct"), returning: [.data, .attributes]))
+            .items.first
+        #expect(item?.data == Data("pw".utf8))
+        #expect(item?.attributes?[.generic] == .data(Data([0, 1, 2])))
+        #expect(item?.attributes?[.label] == .string("L"))
+        #expect(item?.attributes?[.creator] == .number(-7))
+        #expect(item?.attributes?[.isInvisible] == .bool(true))
+    }
+
+    @Test("the codec keeps every value case and dates to the bit")
+    func codec() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 0.1 + 0.2)
+        let attributes: [AttributeName: AttributeValue] = [
+            .service: .string("s"), .generic: .data(Data([9])), .creator: .number(Int64.min),
+            .isNegative: .bool(false), .creationDate: .date(date), .account: .data(Data("a".utf8)),
+        ]
+        let record = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes,
+                                data: Data([1, 2, 3]))
+        let back = RecordCodec.decode(RecordCodec.encode(record))
+        #expect(back == record)
+        #expect(RecordCodec.decode(Array(RecordCodec.encode(record).dropLast())) == nil)
+    }
+
+    @Test("no secret or attribute value appears in the database, WAL or shm files")
+    func noPlaintext() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let words = ["SECRETzebra42", "SERVICEquokka", "ACCOUNTnarwhal", "LABELpangolin", "COMMENTaxolotl"]
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        for i in 0..<5 {
+            let extra: [AttributeName: AttributeValue] = [.label: .string(words[3] + "\(i)"), .comment: .string(words[4])]
+            try store.add(NewItem(.genericPassword, generic(words[1] + "\(i)", words[2], extra), data: Data((words[0] + "\(i)").utf8)))
+        }
+        try store.update(ItemQuery(.genericPassword, generic(words[1] + "0", words[2])),
+                         with: ItemChanges(data: Data((words[0] + "X").utf8)))
+        try store.delete(ItemQuery(.genericPassword, generic(words[1] + "1", words[2])))
+        // While open (WAL and shm present) and after closing.
+        withExtendedLifetime(store) {
+            #expect(FileManager.default.fileExists(atPath: s.db + "-wal"))
+            #expect(FileManager.default.fileExists(atPath: s.db + "-shm"))
+            for file in [s.db, s.db + "-wal", s.db + "-shm"] {
+                let mode = (try? FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) ?? 0
+                #expect(mode & 0o077 == 0, "\(file) mode \(String(mode, radix: 8))")
+                guard let bytes = FileManager.default.contents(atPath: file) else { continue }
+                for word in words {
+                    #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) in \(file)")
+                }
+            }
+        }
+        for file in [s.db, s.db + "-wal", s.db + "-shm"] {
+            guard let bytes = FileManager.default.contents(atPath: file) else { continue }
+            for word in words {
+                #expect(bytes.range(of: Data(word.utf8)) == nil, "\(word) in \(file)")
+            }
+        }
+    }
+
+    @Test("a wrong key or passphrase fails with authFailed and leaves the file byte-for-byte unchanged")
+    func wrongKey() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(key))
+            try store.add(NewItem(.genericPassword, generic("s", "a"), data: Data("x".utf8)))
+        }
+        let before = FileManager.default.contents(atPath: s.db)
+        let error = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .raw(randomKey())) }
+        #expect(error?.code == .authFailed)
+        #expect(FileManager.default.contents(atPath: s.db) == before)
+        let bad = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .passphrase("nope"), passphraseCost: .minimum) }
+        #expect(bad?.code == .authFailed)
+        #expect(FileManager.default.contents(atPath: s.db) == before)
+        let short = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .raw(Data([1, 2]))) }
+        #expect(short?.code == .param)
+        #expect(try secret(SQLiteStore(path: s.db, key: .raw(key)), "s", "a") == Data("x".utf8))
+
+        // Passphrase stores.
+        let p = s.path("p.db")
+        do {
+            let store = try SQLiteStore(path: p, key: .passphrase("correct horse"), passphraseCost: .minimum)
+            try store.add(NewItem(.genericPassword, generic("s", "a"), data: Data("y".utf8)))
+        }
+        let pBefore = FileManager.default.contents(atPath: p)
+        let wrong = failure { () throws(SecureStoreError) in
+            _ = try SQLiteStore(path: p, key: .passphrase("battery staple"), passphraseCost: .minimum)
+        }
+        #expect(wrong?.code == .authFailed)
+        #expect(FileManager.default.contents(atPath: p) == pBefore)
+        let reopened = try SQLiteStore(path: p, key: .passphrase("correct horse"))
+        #expect(try secret(reopened, "s", "a") == Data("y".utf8))
+    }
+
+    @Test("a tampered ciphertext breaks only its own item, with a clear decode error; swapped rows are detected")
+    func tamper() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(key))
+            for i in 0..<4 { try store.add(NewItem(.genericPassword, generic("s\(i)", "a"), data: Data("v\(i)".utf8))) }
+        }
+        do {
+            let raw = RawDB(s.db)
+            let rows = raw.rows("SELECT blob FROM items ORDER BY id")
+            var blob = rows[1][0]
+            blob[blob.count / 2] ^= 0x01
+            raw.setBlob(id: 2, blob)
+            raw.setBlob(id: 3, rows[3][0])   // row 4's ciphertext under row 3's identity
+        }
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        #expect(try secret(store, "s0", "a") == Data("v0".utf8))
+        #expect(try secret(store, "s3", "a") == Data("v3".utf8))
+        for name in ["s1", "s2"] {
+            let error = failure { () throws(SecureStoreError) in _ = try secret(store, name, "a") }
+            #expect(error?.code == .decode)
+            #expect(error?.message.contains("cannot be decrypted: the data was altered or corrupted") == true)
+        }
+    }
+
+    @Test("garbage, truncated and newer-schema files give clear errors, never a crash")
+    func badFiles() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let garbage = s.path("garbage.db")
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data((0..<8192).map { _ in UInt8.random(in: 0...255) }),
+                                       attributes: [.posixPermissions: 0o600])
+        let e1 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: garbage, key: .raw(randomKey())) }
+        #expect(e1?.code == .decode)
+
+        let foreign = s.path("foreign.db")
+        RawDB(foreign).exec("CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('hello');")
+        let foreignBefore = FileManager.default.contents(atPath: foreign)
+        let e0 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: foreign, key: .raw(randomKey())) }
+        #expect(e0?.code == .decode)
+        #expect(FileManager.default.contents(atPath: foreign) == foreignBefore)
+
+        let key = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(key))
+            for i in 0..<200 {
+                try store.add(NewItem(.genericPassword, generic("s\(i)", String(repeating: "a", count: 200)), data: Data(count: 300)))
+            }
+        }
+        let full = FileManager.default.contents(atPath: s.db) ?? Data()
+        #expect(full.count > 8192)
+        let truncated = s.path("truncated.db")
+        _ = FileManager.default.createFile(atPath: truncated, contents: full.prefix(full.count / 2), attributes: [.posixPermissions: 0o600])
+        let e2 = failure { () throws(SecureStoreError) in
+            let store = try SQLiteStore(path: truncated, key: .raw(key))
+            _ = try store.copyMatching(ItemQuery(.genericPassword, limit: .all))
+        }
+        #expect(e2 != nil)
+        #expect(e2?.code == .decode || e2?.code == .io || e2?.code == .internalError, "\(String(describing: e2))")
+
+        RawDB(s.db).exec("PRAGMA user_version = 99")
+        let e3 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .raw(key)) }
+        #expect(e3?.code == .notAvailable)
+        #expect(e3?.message.contains("newer") == true)
+    }
+
+    @Test("a writer locked out past the busy timeout gets a clear io error, and no lock leaks")
+    func busy() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        let store = try Keychain(backend: SQLiteBackend(path: s.db, key: .raw(key), busyTimeout: .milliseconds(200)))
+        try store.add(NewItem(.genericPassword, generic("s", "a"), data: Data("x".utf8)))
+        let raw = RawDB(s.db)
+        #expect(raw.exec("BEGIN IMMEDIATE") == SQLITE_OK)
+        let error = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("y".utf8)))
+        }
+        #expect(error?.code == .io)
+        #expect(error?.message.contains("busy") == true)
+        #expect(try secret(store, "s", "a") == Data("x".utf8))   // readers are not blocked by a writer
+        raw.exec("ROLLBACK")
+        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("y".utf8)))
+        #expect(try secret(store, "t", "a") == Data("y".utf8))
+    }
+
+    @Test("the full-key lookup uses the ukey index")
+    func queryPlan() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        let plan = try store.backend.fullKeyLookupPlan()
+        #expect(plan.contains("USING INDEX items_ukey"), "\(plan)")
+    }
+
+    @Test("rekey re-encrypts everything; the old key then fails with authFailed")
+    func rekey() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let old = randomKey(), new = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(old))
+            for i in 0..<5 { try store.add(NewItem(.genericPassword, generic("s\(i)", "a"), data: Data("v\(i)".utf8))) }
+            try store.rekey(to: .raw(new))
+            #expect(try secret(store, "s3", "a") == Data("v3".utf8))
+            try store.add(NewItem(.genericPassword, generic("s9", "a"), data: Data("v9".utf8)))
+        }
+        let e = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .raw(old)) }
+        #expect(e?.code == .authFailed)
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(new))
+            for i in [0, 4, 9] { #expect(try secret(store, "s\(i)", "a") == Data("v\(i)".utf8)) }
+            #expect(throws: SecureStoreError.self) {
+                try store.add(NewItem(.genericPassword, generic("s2", "a")))
+            }
+            try store.rekey(to: .passphrase("phrase"), passphraseCost: .minimum)
+        }
+        let e2 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .raw(new)) }
+        #expect(e2?.code == .authFailed)
+        let store = try SQLiteStore(path: s.db, key: .passphrase("phrase"))
+        #expect(try secret(store, "s1", "a") == Data("v1".utf8))
+    }
+
+    @Test("a rotation that fails half-way leaves nothing of it: the old key still opens every item")
+    func interruptedRekey() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let old = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(old))
+            for i in 0..<6 { try store.add(NewItem(.genericPassword, generic("s\(i)", "a"), data: Data("v\(i)".utf8))) }
+        }
+        do {   // damage the last row, so the rotation fails after re-sealing the first five
+            let raw = RawDB(s.db)
+            var blob = raw.rows("SELECT blob FROM items WHERE id = 6")[0][0]
+            blob[30] ^= 0xFF
+            raw.setBlob(id: 6, blob)
+        }
+        let store = try SQLiteStore(path: s.db, key: .raw(old))
+        let error = failure { () throws(SecureStoreError) in try store.rekey(to: .raw(randomKey())) }
+        #expect(error?.code == .decode)
+        for i in 0..<5 { #expect(try secret(store, "s\(i)", "a") == Data("v\(i)".utf8)) }
+        let reopened = try SQLiteStore(path: s.db, key: .raw(old))
+        for i in 0..<5 { #expect(try secret(reopened, "s\(i)", "a") == Data("v\(i)".utf8)) }
+    }
+
+    @Test("key files: created 0600 when absent, reused, refused when others can read them")
+    func keyFiles() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let keyPath = s.path("store.key")
+        do {
+            let store = try SQLiteStore(path: s.db, key: .keyFile(keyPath))
+            try store.add(NewItem(.genericPassword, generic("s", "a"), data: Data("x".utf8)))
+        }
+        let attrs = try FileManager.default.attributesOfItem(atPath: keyPath)
+        #expect((attrs[.posixPermissions] as? Int) == 0o600)
+        #expect((attrs[.size] as? Int) == 32)
+        #expect(((try FileManager.default.attributesOfItem(atPath: s.db))[.posixPermissions] as? Int) == 0o600)
+        #expect(try secret(SQLiteStore(path: s.db, key: .keyFile(keyPath)), "s", "a") == Data("x".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
+        let e = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .keyFile(keyPath)) }
+        #expect(e?.code == .authFailed)
+        #expect(e?.message.contains("chmod 600") == true)
+    }
+
+    @Test("default paths follow XDG variables")
+    func defaultPaths() {
+        let paths = SQLiteBackend.defaultPaths()
+        #expect(paths.database.hasSuffix("/securestore/store.db"))
+        #expect(paths.keyFile.hasSuffix("/securestore/store.key"))
+    }
+}
+
+@Suite("SQLite store, several processes", .serialized)
+struct SQLiteProcessTests {
+    @Test("4 processes: distinct adds all land; racing adds of one item succeed exactly once")
+    func processes() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        _ = try SQLiteStore(path: s.db, key: .raw(key))
+        let distinct = try (0..<4).map { w in try Worker(["add", s.db, hex(key), "w\(w)", "0", "25"]) }
+        let distinctLines = distinct.flatMap { $0.finish() }
+        #expect(distinctLines.filter { $0.hasPrefix("ok ") }.count == 100, "\(distinctLines.filter { !$0.hasPrefix("ok") })")
+        let racing = try (0..<4).map { _ in try Worker(["add", s.db, hex(key), "same", "0", "20"]) }
+        let racingLines = racing.flatMap { $0.finish() }
+        #expect(racingLines.filter { $0.hasPrefix("ok ") }.count == 20)
+        #expect(racingLines.filter { $0.hasPrefix("dup ") }.count == 60)
+        #expect(!racingLines.contains { $0.hasPrefix("err") || $0.hasPrefix("fatal") || $0.contains("locked") },
+                "\(racingLines.filter { !$0.hasPrefix("ok") && !$0.hasPrefix("dup") })")
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count
+        #expect(all == 120)
+    }
+
+    @Test("the default store lives under XDG_DATA_HOME, its key under XDG_CONFIG_HOME, in private folders")
+    func defaultLocation() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_DATA_HOME"] = s.path("data")
+        env["XDG_CONFIG_HOME"] = s.path("config")
+        for _ in 0..<2 {   // the second run reuses the key file and finds the first item (duplicate is fine)
+            let lines = try Worker(["default"], environment: env).finish()
+            #expect(lines == ["ok \(s.path("data"))/securestore/store.db \(s.path("config"))/securestore/store.key"]
+                    || lines.first?.contains("duplicateItem") == true, "\(lines)")
+        }
+        let fm = FileManager.default
+        func mode(_ path: String) -> Int { ((try? fm.attributesOfItem(atPath: path))?[.posixPermissions] as? Int) ?? -1 }
+        #expect(mode(s.path("data/securestore")) == 0o700)
+        #expect(mode(s.path("config/securestore")) == 0o700)
+        #expect(mode(s.path("data/securestore/store.db")) == 0o600)
+        #expect(mode(s.path("config/securestore/store.key")) == 0o600)
+        let key = fm.contents(atPath: s.path("config/securestore/store.key")) ?? Data()
+        let store = try SQLiteStore(path: s.path("data/securestore/store.db"), key: .raw(key))
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("default")], returning: .data)).items.first?.data
+                == Data("d".utf8))
+    }
+
+    @Test("a writer killed at random moments loses no reported add and never corrupts the file")
+    func crashes() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        _ = try SQLiteStore(path: s.db, key: .raw(key))
+        var reported: [String] = []
+        for round in 0..<12 {
+            let worker = try Worker(["loop", s.db, hex(key), "r\(round)"])
+            usleep(UInt32.random(in: 60_000...250_000))
+            kill(worker.process.processIdentifier, SIGKILL)
+            let lines = worker.finish()
+            #expect(!lines.contains { $0.hasPrefix("err") || $0.hasPrefix("fatal") }, "\(lines.suffix(3))")
+            reported += lines.filter { $0.hasPrefix("ok ") }.map { String($0.dropFirst(3)) }
+            #expect(RawDB(s.db).text("PRAGMA integrity_check") == "ok")
+            let store = try SQLiteStore(path: s.db, key: .raw(key))
+            let names = Set(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+                .items.compactMap { $0.attributes?[.account]?.text })
+            let missing = reported.filter { !names.contains($0) }
+            #expect(missing.isEmpty, "round \(round): lost \(missing.prefix(5))")
+        }
+        #expect(reported.count > 12)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import SecureStore
+@testable import SQLiteStore
+import CSQLite
+
+/// A fresh temporary folder, removed by `cleanUp()`.
+struct Scratch {
+    let dir: URL
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("securestore-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+    var db: String { dir.appendingPathComponent("store.db").path }
+    func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+    func cleanUp() { try? FileManager.default.removeItem(at: dir) }
+}
+
+func randomKey() -> Data {
+    Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+}
+
+func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+/// The error `body` throws, or nil.
+func failure(_ body: () throws(SecureStoreError) -> Void) -> SecureStoreError? {
+    do throws(SecureStoreError) {
+        try body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+func generic(_ service: String, _ account: String, _ extra: [AttributeName: AttributeValue] = [:]) -> [AttributeName: AttributeValue] {
+    var a: [AttributeName: AttributeValue] = [.service: .string(service), .account: .string(account)]
+    for (k, v) in extra { a[k] = v }
+    return a
+}
+
+/// The secret of the generic password with this service and account (throws when absent or unreadable).
+func secret(_ store: SQLiteStore, _ service: String, _ account: String) throws(SecureStoreError) -> Data? {
+    try store.copyMatching(ItemQuery(.genericPassword, generic(service, account), returning: .data)).items.first?.data
+}
+
+/// Direct SQL on a store file, bypassing the backend (for tampering and integrity checks).
+final class RawDB {
+    var db: OpaquePointer?
+    init(_ path: String) {
+        sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+    }
+    deinit { sqlite3_close_v2(db) }
+
+    func rows(_ sql: String) -> [[Data]] {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else { return [] }
+        defer { sqlite3_finalize(stmt) }
+        var out: [[Data]] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            var row: [Data] = []
+            for c in 0..<sqlite3_column_count(stmt) {
+                let n = Int(sqlite3_column_bytes(stmt, c))
+                if let p = sqlite3_column_blob(stmt, c), n > 0 { row.append(Data(bytes: p, count: n)) } else { row.append(Data()) }
+            }
+            out.append(row)
+        }
+        return out
+    }
+
+    func text(_ sql: String) -> String {
+        rows(sql).first?.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
+    }
+
+    @discardableResult
+    func exec(_ sql: String) -> Int32 { sqlite3_exec(db, sql, nil, nil, nil) }
+
+    func setBlob(id: Int64, _ blob: Data) {
+        var stmt: OpaquePointer?
+        sqlite3_prepare_v2(db, "UPDATE items SET blob = ? WHERE id = ?", -1, &stmt, nil)
+        _ = blob.withUnsafeBytes { sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+        sqlite3_bind_int64(stmt, 2, id)
+        sqlite3_step(stmt)
+        sqlite3_finalize(stmt)
+    }
+}
+
+/// The worker executable built next to the test bundle.
+func workerPath() -> String? {
+    var dirs: [URL] = []
+    if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
+    dirs.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    dirs.append(root.appendingPathComponent(".build/debug"))
+    for dir in dirs {
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("securestore-sqlite-worker").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+    }
+    return nil
+}
+
+/// A running worker process with its stdout collected.
+final class Worker {
+    let process = Process()
+    let pipe = Pipe()
+    init(_ arguments: [String], environment: [String: String]? = nil) throws {
+        guard let path = workerPath() else {
+            throw SecureStoreError(.notAvailable, "securestore-sqlite-worker not built; run swift build --build-tests")
+        }
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = pipe
+        try process.run()
+    }
+
+    /// Waits for the process to end; returns its output lines.
+    func finish() -> [String] {
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
