@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore"]),
         .testTarget(name: "ConformanceTests",
                     dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore"]),
+        .testTarget(name: "CLITests", dependencies: []),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "CSQLite"]),
     ]
 )

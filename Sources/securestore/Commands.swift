@@ -4,6 +4,7 @@ import SecureStore
 /// The item options every item command shares, parsed by hand.
 struct ItemOptions {
     var itemClass: ItemClass = .genericPassword
+    var classGiven = false
     var attributes: [AttributeName: AttributeValue] = [:]
     var flags: Set<String> = []
     var values: [String: [String]] = [:]
@@ -28,6 +29,7 @@ struct ItemOptions {
                     throw .usage("--class expects generic, internet, certificate, key or identity; got \"\(name)\".")
                 }
                 itemClass = c
+                classGiven = true
             } else if let attribute = named[option] {
                 attributes[attribute] = try Self.parse(try value(option), for: attribute)
             } else if option == "--attr" {
@@ -125,11 +127,20 @@ enum Commands {
     static func find(_ args: [String], _ context: Context) throws(CLIError) {
         let options = try ItemOptions(args, flags: ["--json"])
         let s = try context.open()
-        var query = options.query
-        query.returning = .attributes
-        query.limit = .all
-        query.synchronizableAny = options.attributes[.synchronizable] == nil
-        let items = try store { () throws(SecureStoreError) in try s.copyMatching(query).items }
+        // Without --class, every class that defines the given attributes is searched.
+        let classes = options.classGiven ? [options.itemClass]
+            : ItemClass.allCases.filter { c in options.attributes.keys.allSatisfy { c.attributes.contains($0) } }
+        var items: [ResultItem] = []
+        for itemClass in classes {
+            var query = ItemQuery(itemClass, options.attributes, limit: .all, returning: .attributes)
+            query.synchronizableAny = options.attributes[.synchronizable] == nil
+            let outcome = Result { () throws(SecureStoreError) in try s.copyMatching(query).items }
+            switch outcome {
+            case .success(let found): items += found
+            case .failure(let e): if e.code != .itemNotFound { throw .store(e) }
+            }
+        }
+        if items.isEmpty { throw .store(.notFound()) }
         if options.flags.contains("--json") {
             let array = items.map { JSONOutput.object($0) }
             guard let data = try? JSONSerialization.data(withJSONObject: array, options: [.prettyPrinted, .sortedKeys]) else {
@@ -263,7 +274,7 @@ enum Help {
             + "Stores standard input byte for byte as the secret.\n" + item
             + "\n  --update-existing        replace the secret of an item with the same key instead of failing"
         case "get": "usage: securestore get ITEM-OPTIONS > secret\nWrites the one matching item's secret to standard output, nothing else.\n" + item
-        case "find": "usage: securestore find ITEM-OPTIONS [--json]\nLists matching items' attributes (never secrets), synced or not.\n" + item
+        case "find": "usage: securestore find ITEM-OPTIONS [--json]\nLists matching items' attributes (never secrets), synced or not; without --class, of every class.\n" + item
         case "update": "usage: securestore update ITEM-OPTIONS [--set-label L] [--set-service S] [--set-account A] [--set-attr NAME=VALUE] [--data-stdin]\n"
             + "Changes every matching item and says how many.\n" + item
         case "delete": "usage: securestore delete ITEM-OPTIONS\nDeletes every matching item and says how many.\n" + item

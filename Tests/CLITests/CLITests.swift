@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+/// Runs the built `securestore` tool as a subprocess, as a user would.
+struct Tool {
+    let environment: [String: String]
+
+    static func path() throws -> String {
+        var dirs: [URL] = []
+        if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
+        dirs.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        dirs.append(root.appendingPathComponent(".build/debug"))
+        for dir in dirs {
+            for candidate in [dir, dir.deletingLastPathComponent()] {
+                let path = candidate.appendingPathComponent("securestore").path
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+            }
+        }
+        throw ToolError(message: "the securestore tool is not built; run `swift build --build-tests` first")
+    }
+
+    struct ToolError: Error, CustomStringConvertible { let message: String; var description: String { message } }
+
+    struct Outcome {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+    }
+
+    /// A fresh SQLite store in a temporary folder, selected by a config file.
+    static func sqlite() throws -> Tool {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("config.json").path
+        let json = #"{"backend": "sqlite", "sqlite": {"path": "\#(dir.path)/store.db", "keyFile": "\#(dir.path)/store.key"}}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        var env = ProcessInfo.processInfo.environment
+        env["SECURESTORE_CONFIG"] = config
+        env["SECURESTORE_BACKEND"] = nil
+        return Tool(environment: env)
+    }
+
+    func run(_ args: [String], stdin: Data = Data()) throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try Tool.path())
+        process.arguments = args
+        process.environment = environment
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(stdin)
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: out, stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    var databasePath: String? {
+        guard let config = environment["SECURESTORE_CONFIG"] else { return nil }
+        return URL(fileURLWithPath: config).deletingLastPathComponent().appendingPathComponent("store.db").path
+    }
+}
+
+@Suite("securestore CLI")
+struct CLITests {
+    @Test("add then get round-trips binary data exactly; find --json parses; never a secret in find")
+    func roundTrip() throws {
+        let tool = try Tool.sqlite()
+        let secret = Data((0...255).map { UInt8($0) } + [10, 0, 10])
+        #expect(try tool.run(["add", "--service", "svc", "--account", "alice", "--label", "Mail"], stdin: secret).status == 0)
+        let got = try tool.run(["get", "--service", "svc", "--account", "alice"])
+        #expect(got.status == 0)
+        #expect(got.stdout == secret, "byte for byte, no added newline")
+        #expect(try tool.run(["add", "--class", "internet", "--server", "example.com", "--port", "443", "--account", "bob"],
+                             stdin: Data("pw".utf8)).status == 0)
+        let found = try tool.run(["find", "--json"])
+        #expect(found.status == 0)
+        let array = try JSONSerialization.jsonObject(with: found.stdout) as? [[String: Any]]
+        #expect(array?.count == 2)
+        #expect(array?.first?["service"] as? String == "svc")
+        #expect(array?.last?["port"] as? Int == 443)
+        let plain = try tool.run(["find", "--service", "svc"])
+        #expect(String(decoding: plain.stdout, as: UTF8.self).contains("account=\"alice\""))
+        #expect(!plain.stdout.contains(secret.prefix(40)))
+        // --update-existing replaces instead of failing.
+        #expect(try tool.run(["add", "--service", "svc", "--account", "alice", "--update-existing"], stdin: Data("v2".utf8)).status == 0)
+        #expect(try tool.run(["get", "--service", "svc", "--account", "alice"]).stdout == Data("v2".utf8))
+        let updated = try tool.run(["update", "--service", "svc", "--set-label", "Renamed"])
+        #expect(String(decoding: updated.stdout, as: UTF8.self).contains("updated 1 item"))
+        let deleted = try tool.run(["delete", "--class", "internet", "--server", "example.com"])
+        #expect(String(decoding: deleted.stdout, as: UTF8.self).contains("deleted 1 item"))
+        #expect(try tool.run(["clear"]).status == 2, "clear refuses without --yes")
+        #expect(String(decoding: try tool.run(["clear", "--yes"]).stdout, as: UTF8.self).contains("cleared 1 item"))
+    }
+
+    @Test("every exit code comes from a real situation")
+    func exitCodes() throws {
+        let tool = try Tool.sqlite()
+        #expect(try tool.run(["add", "--service", "s", "--account", "a"], stdin: Data("x".utf8)).status == 0)
+        let notFound = try tool.run(["get", "--service", "nope"])
+        #expect(notFound.status == 1)
+        #expect(notFound.stderr.contains("No item matches"))
+        #expect(try tool.run(["frobnicate"]).status == 2)
+        #expect(try tool.run(["add", "--attr", "port=80"]).status == 2, "generic passwords have no port")
+        #expect(try tool.run(["add", "--class", "wizard"]).status == 2)
+        let dup = try tool.run(["add", "--service", "s", "--account", "a"], stdin: Data("y".utf8))
+        #expect(dup.status == 3)
+        #expect(dup.stderr.contains("already exists") && !dup.stderr.contains("y\n"))
+        // Wrong key: another key file for the same database.
+        var wrongKey = tool.environment
+        let dir = URL(fileURLWithPath: tool.databasePath ?? "/").deletingLastPathComponent()
+        let other = dir.appendingPathComponent("other.json").path
+        try Data(#"{"sqlite": {"path": "\#(dir.path)/store.db", "keyFile": "\#(dir.path)/other.key"}}"#.utf8)
+            .write(to: URL(fileURLWithPath: other))
+        wrongKey["SECURESTORE_CONFIG"] = other
+        #expect(try Tool(environment: wrongKey).run(["find"]).status == 4)
+        // Tampered: garbage where the database should be.
+        let garbage = dir.appendingPathComponent("garbage.db").path
+        try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: garbage))
+        #expect(try tool.run(["--config", other, "--backend", "sqlite", "find"]).status == 4)
+        let bad = dir.appendingPathComponent("bad.json").path
+        try Data(#"{"sqlite": {"path": "\#(garbage)", "keyFile": "\#(dir.path)/store.key"}}"#.utf8).write(to: URL(fileURLWithPath: bad))
+        #expect(try tool.run(["--config", bad, "find"]).status == 5)
+        // Unavailable: a passphrase variable that is not set.
+        let noPass = dir.appendingPathComponent("nopass.json").path
+        try Data(#"{"sqlite": {"path": "\#(dir.path)/p.db", "passphraseEnv": "SECURESTORE_TEST_UNSET_VARIABLE"}}"#.utf8)
+            .write(to: URL(fileURLWithPath: noPass))
+        let unavailable = try tool.run(["--config", noPass, "find"])
+        #expect(unavailable.status == 6)
+        #expect(unavailable.stderr.contains("SECURESTORE_TEST_UNSET_VARIABLE"))
+        #expect(try tool.run(["--help"]).status == 0)
+        for command in ["add", "get", "find", "update", "delete", "clear", "backends"] {
+            let help = try tool.run([command, "--help"])
+            #expect(help.status == 0 && String(decoding: help.stdout, as: UTF8.self).contains("usage: securestore \(command)"))
+        }
+        let backends = try tool.run(["backends"])
+        #expect(String(decoding: backends.stdout, as: UTF8.self).contains("selected: sqlite"))
+    }
+}
