@@ -35,7 +35,8 @@ let package = Package(
         .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore"],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool.
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/securestore"),
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore"],
+                          path: "Sources/securestore"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],

@@ -86,10 +86,15 @@ enum Commands {
         case "delete": try delete(args, context)
         case "clear": try clear(args, context)
         case "backends": try backends(args, context)
+        case "export": try Transfer.export(args, context)
+        case "import": try Transfer.importFile(args, context)
+        case "migrate": try Transfer.migrate(args, context)
+        case "rekey": try Transfer.rekey(args, context)
         default: throw .usage("unknown command \"\(command)\"; see `securestore --help`.")
         }
     }
 
+    @discardableResult
     static func store<T>(_ body: () throws(SecureStoreError) -> T) throws(CLIError) -> T {
         do throws(SecureStoreError) { return try body() } catch { throw .store(error) }
     }
@@ -279,6 +284,12 @@ enum Help {
             + "Changes every matching item and says how many.\n" + item
         case "delete": "usage: securestore delete ITEM-OPTIONS\nDeletes every matching item and says how many.\n" + item
         case "clear": "usage: securestore clear --yes [--class C]...\nDeletes every item of the selected store (or of the given classes)."
+        case "export": "usage: securestore export --output FILE\nWrites every item, with all attributes, to a new file encrypted with a passphrase\n"
+            + "(SECURESTORE_EXPORT_PASSPHRASE, or asked on the terminal without echo)."
+        case "import": "usage: securestore import --input FILE\nAdds every item of an export file (all or nothing; a clash is an error)."
+        case "migrate": "usage: securestore migrate --to CONFIG_FILE\nCopies every item into the store CONFIG_FILE selects, in one transaction,\n"
+            + "verifies every copy, and leaves the source unchanged; on failure the target stays as it was."
+        case "rekey": "usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR\nRe-encrypts the SQLite store under a new key or passphrase."
         case "backends": "usage: securestore backends\nLists each backend, whether it works here (and why not), and which is selected and why."
         default: nil
         }

@@ -142,3 +142,69 @@ struct CLITests {
         #expect(String(decoding: backends.stdout, as: UTF8.self).contains("selected: sqlite"))
     }
 }
+
+@Suite("securestore CLI transfers")
+struct CLITransferTests {
+    func findJSON(_ tool: Tool, _ extra: [String] = []) throws -> [[String: String]] {
+        let out = try tool.run(extra + ["find", "--json"])
+        let array = try JSONSerialization.jsonObject(with: out.stdout) as? [[String: Any]] ?? []
+        return array.map { $0.mapValues { "\($0)" } }
+    }
+
+    @Test("export then import keeps every item and attribute; a wrong passphrase is refused")
+    func exportImport() throws {
+        var source = try Tool.sqlite()
+        source = Tool(environment: source.environment.merging(["SECURESTORE_EXPORT_PASSPHRASE": "export pass"]) { _, b in b })
+        for i in 0..<5 {
+            #expect(try source.run(["add", "--service", "zq-service-marker", "--account", "a\(i)", "--label", "L\(i)", "--attr", "comment=c\(i)"],
+                                   stdin: Data("secret-\(i)".utf8)).status == 0)
+        }
+        #expect(try source.run(["add", "--class", "key", "--attr", "applicationTag=base64:AAEC"], stdin: Data([1, 2])).status == 0)
+        let before = try findJSON(source)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).ssx").path
+        #expect(try source.run(["export", "--output", file]).status == 0)
+        #expect(try source.run(["export", "--output", file]).status == 2, "never overwrites")
+        var target = try Tool.sqlite()
+        var wrong = target.environment
+        wrong["SECURESTORE_EXPORT_PASSPHRASE"] = "not it"
+        #expect(try Tool(environment: wrong).run(["import", "--input", file]).status == 4)
+        target = Tool(environment: target.environment.merging(["SECURESTORE_EXPORT_PASSPHRASE": "export pass"]) { _, b in b })
+        #expect(try target.run(["import", "--input", file]).status == 0)
+        #expect(try findJSON(target) == before)
+        #expect(try target.run(["get", "--service", "zq-service-marker", "--account", "a3"]).stdout == Data("secret-3".utf8))
+        #expect(try target.run(["import", "--input", file]).status == 3, "a second import clashes, all or nothing")
+        #expect(try findJSON(target) == before)
+        let raw = try Data(contentsOf: URL(fileURLWithPath: file))
+        #expect(raw.range(of: Data("secret-3".utf8)) == nil && raw.range(of: Data("zq-service-marker".utf8)) == nil, "the export file is encrypted")
+    }
+
+    @Test("migrate copies and verifies every item, leaves the source unchanged, and a failed migrate leaves the target as it was")
+    func migrate() throws {
+        let source = try Tool.sqlite()
+        for i in 0..<4 { #expect(try source.run(["add", "--service", "m", "--account", "a\(i)"], stdin: Data("s\(i)".utf8)).status == 0) }
+        let before = try findJSON(source)
+        let target = try Tool.sqlite()
+        let targetConfig = target.environment["SECURESTORE_CONFIG"] ?? ""
+        let migrated = try source.run(["migrate", "--to", targetConfig])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(try findJSON(target) == before)
+        #expect(try findJSON(source) == before)
+        // Again: every item clashes; the target must not change.
+        #expect(try source.run(["add", "--service", "m", "--account", "new"], stdin: Data("n".utf8)).status == 0)
+        #expect(try source.run(["migrate", "--to", targetConfig]).status == 3)
+        #expect(try findJSON(target) == before)
+    }
+
+    @Test("rekey rotates the SQLite key; the old key then fails")
+    func rekey() throws {
+        let tool = try Tool.sqlite()
+        #expect(try tool.run(["add", "--service", "r"], stdin: Data("x".utf8)).status == 0)
+        let dir = URL(fileURLWithPath: tool.databasePath ?? "/").deletingLastPathComponent()
+        let newKey = dir.appendingPathComponent("new.key").path
+        #expect(try tool.run(["rekey", "--new-key-file", newKey]).status == 0)
+        #expect(try tool.run(["get", "--service", "r"]).status == 4, "the old key no longer opens the store")
+        let config = dir.appendingPathComponent("new.json").path
+        try Data(#"{"sqlite": {"path": "\#(dir.path)/store.db", "keyFile": "\#(newKey)"}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        #expect(try tool.run(["--config", config, "get", "--service", "r"]).stdout == Data("x".utf8))
+    }
+}

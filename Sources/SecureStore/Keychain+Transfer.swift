@@ -1,0 +1,50 @@
+/// Moving whole records between stores (export, import, migrate) with everything kept: attributes, dates,
+/// persistent references and insertion order.
+public protocol RecordTransfer: SecureStore {
+    /// Every record of the store, in insertion order.
+    func exportRecords() throws(SecureStoreError) -> [ItemRecord]
+    /// Adds `records` in one transaction, all or nothing.
+    /// - Throws: `duplicateItem` if a record's uniqueness key or persistent reference is already taken (or
+    ///   taken twice among `records`); `missingEntitlement` for an access group this store was not given.
+    @discardableResult
+    func importRecords(_ records: [ItemRecord]) throws(SecureStoreError) -> Int
+}
+
+extension Keychain: RecordTransfer {
+    public func exportRecords() throws(SecureStoreError) -> [ItemRecord] {
+        try backend.withTransaction(writing: false) { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+            try txn.find(RecordFilter())
+        }
+    }
+
+    @discardableResult
+    public func importRecords(_ records: [ItemRecord]) throws(SecureStoreError) -> Int {
+        var keys = Set<UniqueKey>()
+        var refs = Set<PersistentRef>()
+        for record in records {
+            guard let group = record.attributes[.accessGroup]?.text, configuration.accessGroups.contains(group) else {
+                throw SecureStoreError(.missingEntitlement,
+                    "An item belongs to access group \(record.attributes[.accessGroup].map { "\($0)" } ?? "none"), "
+                    + "which this store was not given; configure the target store with it.", parameter: "agrp")
+            }
+            guard keys.insert(record.uniqueKey).inserted, refs.insert(record.persistentRef).inserted else {
+                throw SecureStoreError(.duplicateItem, "Two items to import have the same uniqueness key or reference.")
+            }
+        }
+        return try backend.withTransaction(writing: true) { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+            let clashes = try txn.find(RecordFilter(uniqueKeys: Array(keys)))
+            if let clash = clashes.first(where: { keys.contains($0.uniqueKey) }) {
+                throw SecureStoreError(.duplicateItem,
+                    "The target already has a \(clash.itemClass) with the same uniqueness key as an item to import; "
+                    + "nothing was imported.")
+            }
+            for record in records {
+                if try !txn.find(RecordFilter(persistentRef: record.persistentRef)).isEmpty {
+                    throw SecureStoreError(.duplicateItem, "The target already holds an item to import; nothing was imported.")
+                }
+                try txn.insert(record)
+            }
+            return records.count
+        }
+    }
+}
