@@ -89,7 +89,7 @@ enum Report {
     static func markdown(_ measurements: [Measurement], _ cases: [CaseResult], _ verdicts: [Verdict],
                          machine: MachineInfo, command: String) -> String {
         var out = "## SecureStore benchmark\n\n"
-        out += "`\(command)` — \(machine.cpuModel), \(machine.cores) cores, \(machine.swiftBuild) build\n\n"
+        out += "`\(command)` — \(machine.cpuModel), \(machine.cores) cores, \(machine.swiftBuild) build, load average at start \(machine.loadAverage)\n\n"
         out += "Single operations timed one by one; median and p99 in µs; ops/s over the timed operations. "
         out += "Ratio = backend median / limit median. Clear is one timing of the whole store, shown per item "
         out += "(total in the op column).\n\n"

@@ -73,6 +73,8 @@ struct MachineInfo: Codable {
     let cpuModel: String
     let cores: Int
     let swiftBuild: String
+    /// /proc/loadavg when the run started (other work on the machine skews the figures).
+    let loadAverage: String
 
     static func collect() -> MachineInfo {
         var cpu = "unknown"
@@ -87,7 +89,9 @@ struct MachineInfo: Codable {
         let build = "release"
         #endif
         return MachineInfo(uname: unameAll(), cpuModel: cpu, cores: ProcessInfo.processInfo.activeProcessorCount,
-                           swiftBuild: build)
+                           swiftBuild: build,
+                           loadAverage: ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "")
+                               .trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// `uname -a`, else the fields of uname(2).
