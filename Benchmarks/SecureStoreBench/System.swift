@@ -34,6 +34,10 @@ struct Summary {
     }
 }
 
+/// glibc's `malloc_trim` (declared in <malloc.h>, which the Glibc module does not import).
+@_silgen_name("malloc_trim")
+private func glibcMallocTrim(_ pad: Int) -> Int32
+
 /// Resident memory from /proc/self/status, and a reset of its peak (Linux ≥ 4.0: `echo 5 > clear_refs`).
 enum ResidentMemory {
     /// `VmHWM` (peak) and `VmRSS` (current) in bytes.
@@ -49,6 +53,11 @@ enum ResidentMemory {
             if fields[0] == "VmRSS:" { resident = kib * 1024 }
         }
         return (peak == 0 ? maxrss() : peak, resident)
+    }
+
+    /// Gives freed heap memory back to the system (`malloc_trim`), so the next case's RSS starts low.
+    static func trim() {
+        _ = glibcMallocTrim(0)
     }
 
     /// Resets the peak to the current resident size; false when the kernel refuses (the peak is then the
