@@ -51,9 +51,15 @@ enum Report {
         }
         switch goal.kind {
         case .ratioToLimit(let op, let max):
-            let worst = rows.filter { $0.op == op && $0.ratio != nil }.max { ($0.ratio ?? 0) < ($1.ratio ?? 0) }
+            let ratios = rows.filter { $0.op == op && $0.ratio != nil }
+            let worst = ratios.max { ($0.ratio ?? 0) < ($1.ratio ?? 0) }
+            let sorted = ratios.compactMap(\.ratio).sorted()
+            let typical = sorted.isEmpty ? "" : String(format: "; median over %d cases %.2f×", sorted.count,
+                                                       sorted.count % 2 == 1 ? sorted[sorted.count / 2]
+                                                           : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
             let detail = worst.map {
                 "worst at N=\($0.n), \($0.secretBytes) B: \(micros($0.medianMicros)) vs \(micros($0.limitMedianMicros ?? 0)) µs"
+                    + typical
             } ?? "no \(op.rawValue) figures"
             return verdict(worst?.ratio, max, detail) { $0 <= max }
         case .growth(let op, let max):
