@@ -119,7 +119,7 @@ enum Report {
         }
         out += "\n### Goals\n\n| backend | goal | verdict | measured | detail |\n|---|---|---|---:|---|\n"
         for v in verdicts {
-            let measured = v.measured.map { String(format: "%.2f", $0) } ?? "—"
+            let measured = v.measured.map { String(format: "%.3f", $0) } ?? "—"
             out += "| \(v.backend) | \(v.goal) | **\(v.verdict)** | \(measured) | \(v.detail) |\n"
         }
         return out
