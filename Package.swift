@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
         .library(name: "SecItem", targets: ["SecItem"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        .executable(name: "securestore-bench", targets: ["securestore-bench"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -43,6 +44,11 @@ let package = Package(
                           path: "Examples/SeedScenario"),
         // The seeds' Objective-C wrapper ported to Swift: only `import SecItem` differs from iOS code.
         .executableTarget(name: "secitem-port-example", dependencies: ["SecItem"], path: "Examples/SecItemPort"),
+
+        // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium).
+        .executableTarget(name: "securestore-bench",
+                          dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "CSQLite", "CSodium"],
+                          path: "Benchmarks/SecureStoreBench"),
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Command-line options of `securestore-bench`.
+struct Options {
+    var quick = false
+    var jsonPath: String? = nil
+    var chartPath: String? = nil
+    var markdownPath: String? = nil
+    var counts: [Int] = [1_000, 10_000, 100_000]
+    /// Secret sizes in bytes.
+    var secretSizes: [Int] = [32, 4096]
+    /// Only these backends (by name); empty: all.
+    var backends: [String] = []
+
+    /// How many single operations are timed per (target, N, size).
+    var lookupSamples: Int { quick ? 200 : 1_000 }
+    var listSamples: Int { quick ? 10 : 20 }
+    var writeSamples: Int { quick ? 50 : 200 }
+
+    static let usage = """
+        usage: securestore-bench [--quick] [--json FILE] [--chart FILE.svg] [--markdown FILE.md]
+                                 [--counts 1000,10000,100000] [--sizes 32,4096] [--backends memory,sqlite]
+          --quick      N = 1,000 only, fewer samples (under two minutes)
+          --json       every figure, with machine info
+          --chart      an SVG chart (log-log µs per operation against N)
+          --markdown   the Markdown table and goal verdicts, as printed on stdout
+        """
+
+    enum ParseError: Error, CustomStringConvertible {
+        case message(String)
+        var description: String {
+            switch self { case .message(let m): m }
+        }
+    }
+
+    static func parse(_ arguments: [String]) throws(ParseError) -> Options {
+        var options = Options()
+        var explicitCounts = false
+        var rest = arguments[...]
+        func value(_ flag: String) throws(ParseError) -> String {
+            guard let v = rest.popFirst(), !v.hasPrefix("--") else { throw .message("\(flag) needs a value.\n\(usage)") }
+            return v
+        }
+        func integers(_ flag: String, _ text: String) throws(ParseError) -> [Int] {
+            let parts = text.split(separator: ",").map { $0.replacingOccurrences(of: "_", with: "") }
+            var numbers: [Int] = []
+            for part in parts {
+                guard let n = Int(part), n > 0 else { throw .message("\(flag): '\(part)' is not a positive integer.") }
+                numbers.append(n)
+            }
+            guard !numbers.isEmpty else { throw .message("\(flag) needs at least one number.") }
+            return numbers
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--quick": options.quick = true
+            case "--json": options.jsonPath = try value(argument)
+            case "--chart": options.chartPath = try value(argument)
+            case "--markdown": options.markdownPath = try value(argument)
+            case "--counts":
+                options.counts = try integers(argument, try value(argument)).sorted()
+                explicitCounts = true
+            case "--sizes": options.secretSizes = try integers(argument, try value(argument))
+            case "--backends": options.backends = try value(argument).split(separator: ",").map(String.init)
+            case "-h", "--help": throw .message(usage)
+            default: throw .message("Unknown argument '\(argument)'.\n\(usage)")
+            }
+        }
+        if options.quick && !explicitCounts { options.counts = [1_000] }
+        return options
+    }
+}

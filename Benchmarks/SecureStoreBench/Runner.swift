@@ -1,0 +1,238 @@
+import Foundation
+
+/// The timed operations.
+enum Op: String, Codable, CaseIterable, Sendable {
+    case add, lookup, list, update, delete, clear
+
+    var label: String {
+        switch self {
+        case .add: "add"
+        case .lookup: "lookup (service+account)"
+        case .list: "list service (all, attributes)"
+        case .update: "update secret"
+        case .delete: "delete"
+        case .clear: "clear (per item)"
+        }
+    }
+}
+
+/// One operation's figures for one target at one N and secret size.
+struct Measurement: Codable {
+    let target: String
+    let backend: String
+    let isLimit: Bool
+    let n: Int
+    let secretBytes: Int
+    let op: Op
+    let samples: Int
+    let medianMicros: Double
+    let p99Micros: Double
+    let opsPerSecond: Double
+    /// Clear only: the one timing in milliseconds (median/p99 are then µs per item).
+    let totalMillis: Double?
+    /// Backend rows: the reference limit and backend median / limit median.
+    var limitTarget: String? = nil
+    var limitMedianMicros: Double? = nil
+    var ratio: Double? = nil
+}
+
+/// Memory and storage of one target at one N and secret size.
+struct CaseResult: Codable {
+    let target: String
+    let backend: String
+    let isLimit: Bool
+    let n: Int
+    let secretBytes: Int
+    /// Peak resident memory of the process while this target ran (VmHWM, reset before each case when the
+    /// kernel allows it; else the process's peak so far).
+    let peakRSSBytes: Int
+    let peakIsPerCase: Bool
+    /// Resident memory after the fill minus before the target was made.
+    let rssGrowthBytes: Int
+    /// Database + WAL after a checkpoint (after the fill and updates, before deletes).
+    let storageBytes: Int?
+    let storageBytesPerItem: Double?
+}
+
+/// Runs every backend and its limits over every N and secret size.
+final class Runner {
+    let options: Options
+    let progress = Progress()
+    private(set) var measurements: [Measurement] = []
+    private(set) var cases: [CaseResult] = []
+    private let root: String
+
+    init(options: Options) throws {
+        self.options = options
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/var/tmp"
+        root = base + "/securestore-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    func run(_ entries: [BackendEntry]) throws {
+        try warmUp(entries)
+        for n in options.counts {
+            let accounts = (0..<n).map { "acct-\($0)" }
+            let services = (0..<100).map { "svc-\($0)" }
+            for size in options.secretSizes {
+                for entry in entries {
+                    var backendRows = try measure(target: entry.name, backend: entry.name, isLimit: false,
+                                                  n: n, size: size, accounts: accounts, services: services) { folder in
+                        StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder))
+                    }
+                    var reference: [Measurement] = []
+                    for (i, limit) in entry.limits.enumerated() {
+                        let rows = try measure(target: "\(entry.name) limit: \(limit.name)", backend: entry.name,
+                                               isLimit: true, n: n, size: size, accounts: accounts,
+                                               services: services, make: limit.make)
+                        if i == 0 { reference = rows }
+                        measurements += rows
+                    }
+                    for index in backendRows.indices {
+                        guard let limit = reference.first(where: { $0.op == backendRows[index].op }) else { continue }
+                        backendRows[index].limitTarget = limit.target
+                        backendRows[index].limitMedianMicros = limit.medianMicros
+                        backendRows[index].ratio = limit.medianMicros > 0
+                            ? backendRows[index].medianMicros / limit.medianMicros : nil
+                    }
+                    measurements += backendRows
+                }
+            }
+        }
+        progress.finish()
+    }
+
+    /// One small untimed pass over every target, so the first timed case does not pay for cold code,
+    /// page faults and the first files.
+    private func warmUp(_ entries: [BackendEntry]) throws {
+        let n = 300
+        let accounts = (0..<n).map { "acct-\($0)" }
+        let services = (0..<100).map { "svc-\($0)" }
+        let casesBefore = cases.count
+        for entry in entries {
+            _ = try measure(target: entry.name + " (warm-up)", backend: entry.name, isLimit: false, n: n, size: 32,
+                            accounts: accounts, services: services) { folder in
+                StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder))
+            }
+            for limit in entry.limits {
+                _ = try measure(target: "\(entry.name) limit: \(limit.name) (warm-up)", backend: entry.name,
+                                isLimit: true, n: n, size: 32, accounts: accounts, services: services, make: limit.make)
+            }
+        }
+        cases.removeSubrange(casesBefore...)
+    }
+
+    private func measure(target name: String, backend: String, isLimit: Bool, n: Int, size: Int,
+                         accounts: [String], services: [String],
+                         make: (_ folder: String) throws -> any BenchTarget) throws -> [Measurement] {
+        let folder = root + "/" + name.map { $0.isLetter || $0.isNumber ? $0 : "-" } + "-\(n)-\(size)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        ResidentMemory.trim()
+        let perCase = ResidentMemory.resetPeak()
+        let before = ResidentMemory.current().resident
+        let target = try make(folder)
+        defer { target.close() }
+
+        var generator = SplitMix64(seed: UInt64(n) &* 1_000_003 &+ UInt64(size))
+        let secret = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let newSecret = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let title = "\(name) N=\(n) \(size) B"
+        var rows: [Measurement] = []
+        func record(_ op: Op, _ times: [UInt64], total: Double? = nil) {
+            let s = Summary(nanoseconds: times)
+            rows.append(Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: op,
+                                    samples: s.samples, medianMicros: s.medianMicros, p99Micros: s.p99Micros,
+                                    opsPerSecond: s.opsPerSecond, totalMillis: total))
+        }
+
+        // add: fill N items.
+        var times = [UInt64](repeating: 0, count: n)
+        for i in 0..<n {
+            if i % 2_000 == 0 { progress.say("\(title): add \(i)/\(n)") }
+            // A distinct secret per item (its own buffer, made before the clock starts), so memory and file
+            // figures count every secret.
+            var itemSecret = secret
+            itemSecret[0] = UInt8(truncatingIfNeeded: i)
+            itemSecret[itemSecret.count - 1] = UInt8(truncatingIfNeeded: i >> 8)
+            let start = monotonicNanoseconds()
+            try target.add(service: services[i % 100], account: accounts[i], secret: itemSecret)
+            times[i] = monotonicNanoseconds() - start
+        }
+        record(.add, times)
+        let afterFill = ResidentMemory.current().resident
+
+        // lookup by full uniqueness key.
+        progress.say("\(title): lookup")
+        times = []
+        for _ in 0..<options.lookupSamples {
+            let i = Int.random(in: 0..<n, using: &generator)
+            let start = monotonicNanoseconds()
+            let got = try target.lookup(service: services[i % 100], account: accounts[i])
+            times.append(monotonicNanoseconds() - start)
+            guard got == size else { throw BenchFailure("\(title): lookup returned \(got) bytes, not \(size).") }
+        }
+        record(.lookup, times)
+
+        // list every item of one service, with attributes.
+        progress.say("\(title): list")
+        times = []
+        for _ in 0..<options.listSamples {
+            let s = Int.random(in: 0..<min(100, n), using: &generator)
+            let start = monotonicNanoseconds()
+            let got = try target.list(service: services[s])
+            times.append(monotonicNanoseconds() - start)
+            let expected = (n - 1 - s) / 100 + 1
+            guard got == expected else { throw BenchFailure("\(title): list found \(got) items, not \(expected).") }
+        }
+        record(.list, times)
+
+        // update one item's secret.
+        progress.say("\(title): update")
+        times = []
+        for _ in 0..<options.writeSamples {
+            let i = Int.random(in: 0..<n, using: &generator)
+            let start = monotonicNanoseconds()
+            try target.update(service: services[i % 100], account: accounts[i], secret: newSecret)
+            times.append(monotonicNanoseconds() - start)
+        }
+        record(.update, times)
+
+        let storage = try target.storageBytes()
+
+        // delete distinct items.
+        progress.say("\(title): delete")
+        var order = Array(0..<n)
+        order.shuffle(using: &generator)
+        let deletions = min(options.writeSamples, n)
+        times = []
+        for i in order.prefix(deletions) {
+            let start = monotonicNanoseconds()
+            try target.delete(service: services[i % 100], account: accounts[i])
+            times.append(monotonicNanoseconds() - start)
+        }
+        record(.delete, times)
+
+        // clear the whole store: one timing.
+        progress.say("\(title): clear")
+        let remaining = n - deletions
+        let start = monotonicNanoseconds()
+        try target.clear()
+        let elapsed = monotonicNanoseconds() - start
+        let perItem = remaining > 0 ? elapsed / UInt64(remaining) : elapsed
+        let clear = Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: .clear,
+                                samples: 1, medianMicros: Double(perItem) / 1_000, p99Micros: Double(perItem) / 1_000,
+                                opsPerSecond: elapsed > 0 ? Double(remaining) * 1e9 / Double(elapsed) : 0,
+                                totalMillis: Double(elapsed) / 1e6)
+        rows.append(clear)
+
+        cases.append(CaseResult(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size,
+                                peakRSSBytes: ResidentMemory.current().peak, peakIsPerCase: perCase,
+                                rssGrowthBytes: afterFill - before, storageBytes: storage,
+                                storageBytesPerItem: storage.map { Double($0) / Double(n) }))
+        progress.say("\(title): done")
+        return rows
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+// securestore-bench: times every backend against its limits; see Benchmarks/README.md.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let options: Options
+do {
+    options = try Options.parse(arguments)
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+
+let entries = BackendEntry.all.filter { options.backends.isEmpty || options.backends.contains($0.name) }
+guard !entries.isEmpty else {
+    FileHandle.standardError.write(Data("No backend named \(options.backends); have \(BackendEntry.all.map(\.name)).\n".utf8))
+    exit(2)
+}
+
+let machine = MachineInfo.collect()
+let started = monotonicNanoseconds()
+let runner: Runner
+do {
+    runner = try Runner(options: options)
+    try runner.run(entries)
+} catch {
+    FileHandle.standardError.write(Data("\nsecurestore-bench failed: \(error)\n".utf8))
+    exit(1)
+}
+let duration = Double(monotonicNanoseconds() - started) / 1e9
+
+let verdicts = Report.evaluate(entries, runner.measurements)
+let command = (["securestore-bench"] + arguments).joined(separator: " ")
+let markdown = Report.markdown(runner.measurements, runner.cases, verdicts, machine: machine, command: command)
+    + String(format: "\nTotal time %.0f s.\n", duration)
+print(markdown)
+
+do {
+    if let path = options.markdownPath {
+        try markdown.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+    if let path = options.jsonPath {
+        let results = Results(machine: machine, date: ISO8601DateFormatter().string(from: Date()), quick: options.quick,
+                              counts: options.counts, secretSizes: options.secretSizes,
+                              samples: ["lookup": options.lookupSamples, "list": options.listSamples,
+                                        "update": options.writeSamples, "delete": options.writeSamples],
+                              durationSeconds: duration, measurements: runner.measurements, cases: runner.cases,
+                              goals: verdicts)
+        try Report.json(results).write(to: URL(fileURLWithPath: path))
+    }
+    if let path = options.chartPath {
+        try Chart.svg(runner.measurements, sizes: options.secretSizes).write(toFile: path, atomically: true, encoding: .utf8)
+    }
+} catch {
+    FileHandle.standardError.write(Data("securestore-bench could not write its output: \(error)\n".utf8))
+    exit(1)
+}
