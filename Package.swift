@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "SecureStore", targets: ["SecureStore"]),
         .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
+        .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -16,6 +17,13 @@ let package = Package(
 
         // Backends.
         .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
+        .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
+                       providers: [.apt(["libsecret-1-dev"])]),
+        .target(name: "SecretServiceStore", dependencies: ["SecureStore", "CSecret"],
+                path: "Backends/SecretService/SecretServiceStore"),
+        // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore"],
+                          path: "Backends/SecretService/Probe"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "InMemoryStore"],
@@ -23,7 +31,9 @@ let package = Package(
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
+                                                             "SecretServiceStore"]),
+        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
     ]
 )
 
