@@ -18,6 +18,21 @@ static inline SecretService *ss_open(int timeout_ms, GError **error) {
     return s;
 }
 
+/// Whether org.freedesktop.secrets has an owner on the session bus (1/0), -1 on error. Starts nothing.
+static inline int ss_service_running(int timeout_ms, GError **error) {
+    GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
+    if (!bus) return -1;
+    GVariant *r = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                              "org.freedesktop.DBus", "NameHasOwner", g_variant_new("(s)", SS_BUS_NAME),
+                                              G_VARIANT_TYPE("(b)"), G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, error);
+    g_object_unref(bus);
+    if (!r) return -1;
+    gboolean owned = FALSE;
+    g_variant_get(r, "(b)", &owned);
+    g_variant_unref(r);
+    return owned ? 1 : 0;
+}
+
 static inline void ss_unref(gpointer object) { if (object) g_object_unref(object); }
 
 static inline GDBusConnection *ss_connection(SecretService *s) { return g_dbus_proxy_get_connection(G_DBUS_PROXY(s)); }

@@ -26,7 +26,7 @@ public final class SecretServiceBackend: StorageBackend {
         }
         self.collection = collection
         self.namespace = namespace
-        let connection = try Connection.open(collection: collection)
+        let connection = try Connection.open(collection: collection, activate: true)
         state = Mutex(connection)
     }
 
@@ -36,29 +36,37 @@ public final class SecretServiceBackend: StorageBackend {
         throws(SecureStoreError) -> T
     {
         let outcome: Box<Result<T, SecureStoreError>> = state.withLock { slot in
-            do throws(SecureStoreError) {
-                let connection: Connection
-                if let existing = slot {
-                    connection = existing
-                } else {
-                    connection = try Connection.open(collection: collection)
-                    slot = connection
-                }
+            // A reused connection may be stale (the daemon was restarted: libsecret's proxy still addresses
+            // the old daemon's unique name). Then the transaction (rolled back) runs once more on a new one.
+            var attempt = 0
+            while true {
+                attempt += 1
+                let reused = slot != nil
                 do throws(SecureStoreError) {
-                    try connection.checkUnlocked()
-                    var txn = SecretServiceTransaction(connection: connection, namespace: namespace)
+                    let connection: Connection
+                    if let existing = slot {
+                        connection = existing
+                    } else {
+                        connection = try Connection.open(collection: collection, activate: false)
+                        slot = connection
+                    }
                     do throws(SecureStoreError) {
-                        return Box(.success(try body(&txn)))
+                        try connection.checkUnlocked()
+                        var txn = SecretServiceTransaction(connection: connection, namespace: namespace)
+                        do throws(SecureStoreError) {
+                            return Box(.success(try body(&txn)))
+                        } catch {
+                            txn.rollBack()
+                            throw error
+                        }
                     } catch {
-                        txn.rollBack()
+                        if connection.broken { slot = nil }   // reconnect on the next try / transaction
                         throw error
                     }
                 } catch {
-                    if connection.broken { slot = nil }   // reconnect lazily on the next transaction
-                    throw error
+                    if reused, slot == nil, attempt == 1, error.code == .notAvailable { continue }
+                    return Box(.failure(error))
                 }
-            } catch {
-                return Box(.failure(error))
             }
         }
         return try outcome.value.get()
@@ -259,8 +267,22 @@ final class Connection: @unchecked Sendable {
     static let hint = "start one with `dbus-run-session` and `gnome-keyring-daemon --unlock --components=secrets`, "
         + "or run under scripts/with-keyring.sh"
 
-    static func open(collection: String) throws(SecureStoreError) -> Connection {
+    /// - Parameter activate: whether D-Bus may start a Secret Service by activation (first open only; a
+    ///   reconnect after a failure never starts one, as an activated daemon cannot unlock without a prompt).
+    static func open(collection: String, activate: Bool) throws(SecureStoreError) -> Connection {
         var error: UnsafeMutablePointer<GError>? = nil
+        if !activate {
+            let running = ss_service_running(SecretServiceBackend.callTimeoutMilliseconds, &error)
+            if running < 0 {
+                let why = String(cString: ss_error_message(error))
+                ss_error_free(error)
+                throw SecureStoreError(.notAvailable, "Secret Service not available: \(why); \(hint).")
+            }
+            if running == 0 {
+                throw SecureStoreError(.notAvailable,
+                    "Secret Service not available: no process owns org.freedesktop.secrets on the session bus; \(hint).")
+            }
+        }
         guard let service = ss_open(SecretServiceBackend.callTimeoutMilliseconds, &error) else {
             let why = String(cString: ss_error_message(error))
             ss_error_free(error)
