@@ -79,7 +79,7 @@ let query = ItemQuery(.genericPassword, [.service: "probe", .account: "probe"], 
 
 switch scenario {
 case "killed":
-    step("open") { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
     if let pid = daemonPID() {
         kill(pid, SIGKILL)
@@ -96,7 +96,7 @@ case "killed":
     }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
 case "locked":
-    step("open") { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
     _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
               + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login")
@@ -112,7 +112,7 @@ case "locked":
     }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
 default:
-    step("open") { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
     step("copy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
