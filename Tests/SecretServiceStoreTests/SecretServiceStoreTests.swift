@@ -38,9 +38,33 @@ struct SecretServiceStoreTests {
         for (k, v) in extra.sorted(by: { $0.key < $1.key }) { if let v { words.append(quote("\(k)=\(v)")) } }
         words += ["timeout", String(seconds)] + arguments.map(quote)
         words += [">", quote(file.path), "2>/dev/null", "</dev/null"]
-        let status = system(words.joined(separator: " "))
+        let status = spawnShell(words.joined(separator: " "))
         let stdout = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
         return Output(status: (status >> 8) & 0xFF, stdout: stdout)
+    }
+
+    /// `/bin/sh -c command` with an empty signal mask and default handlers, then waits for it. (Test
+    /// threads block SIGTERM & co.; a child inheriting that mask leaves a dbus-daemon that cannot be
+    /// terminated, and `timeout` cannot stop it.) Returns the raw wait status.
+    static func spawnShell(_ command: String) -> Int32 {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, "/bin/sh", nil, &attr, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
     }
 
     static var probe: String {
