@@ -57,7 +57,10 @@ func daemonOwnsName() -> Bool {
 }
 
 func waitFor(_ wanted: Bool) {
-    for _ in 0..<100 where daemonOwnsName() != wanted { usleep(50_000) }
+    for _ in 0..<100 {
+        if daemonOwnsName() == wanted { return }
+        usleep(50_000)
+    }
 }
 
 /// The PID of the process owning org.freedesktop.secrets on this bus (never found by name).
