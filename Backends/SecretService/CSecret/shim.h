@@ -12,8 +12,10 @@
 
 /// A new, unshared SecretService proxy with an open transfer session, with `timeout_ms` as its default
 /// D-Bus timeout (so libsecret's own calls are bounded too).
-static inline SecretService *ss_open(int timeout_ms, GError **error) {
-    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_OPEN_SESSION, NULL, error);
+/// `cancellable` lets the caller bound the proxy set-up and OpenSession, which use GDBus's 25 s default.
+static inline SecretService *ss_open(int timeout_ms, GCancellable *cancellable, GError **error) {
+    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_OPEN_SESSION, cancellable,
+                                                error);
     if (s) g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(s), timeout_ms);
     return s;
 }
@@ -31,6 +33,12 @@ static inline int ss_service_running(int timeout_ms, GError **error) {
     g_variant_get(r, "(b)", &owned);
     g_variant_unref(r);
     return owned ? 1 : 0;
+}
+
+static inline GCancellable *ss_cancellable_new(void) { return g_cancellable_new(); }
+static inline void ss_cancel(GCancellable *c) { g_cancellable_cancel(c); }
+static inline int ss_error_is_cancelled(const GError *e) {
+    return e && e->domain == G_IO_ERROR && e->code == G_IO_ERROR_CANCELLED;
 }
 
 static inline void ss_unref(gpointer object) { if (object) g_object_unref(object); }

@@ -283,8 +283,20 @@ final class Connection: @unchecked Sendable {
                     "Secret Service not available: no process owns org.freedesktop.secrets on the session bus; \(hint).")
             }
         }
-        guard let service = ss_open(SecretServiceBackend.callTimeoutMilliseconds, &error) else {
-            let why = String(cString: ss_error_message(error))
+        // Bound the set-up too: a timer cancels it after the call timeout (the cancellable stays alive until
+        // both the timer and this function are done with it).
+        let cancellable = ss_cancellable_new()
+        let timer = CancellableRef(cancellable)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(SecretServiceBackend.callTimeoutMilliseconds))) {
+            timer.cancel()
+        }
+        let opened = ss_open(SecretServiceBackend.callTimeoutMilliseconds, cancellable, &error)
+        ss_unref(UnsafeMutableRawPointer(cancellable))
+        guard let service = opened else {
+            var why = String(cString: ss_error_message(error))
+            if ss_error_is_cancelled(error) != 0 {
+                why = "no answer within \(SecretServiceBackend.callTimeoutMilliseconds) ms"
+            }
             ss_error_free(error)
             throw SecureStoreError(.notAvailable, "Secret Service not available: \(why); \(hint).")
         }
@@ -487,6 +499,19 @@ final class Connection: @unchecked Sendable {
         guard secret_service_delete_item_dbus_path_sync(service, path, nil, &error) != 0 else {
             throw fail(error, doing: "deleting \(path)")
         }
+    }
+}
+
+/// A reference on a GCancellable for the timer that cancels it; released after cancelling.
+private final class CancellableRef: @unchecked Sendable {   // g_cancellable_cancel is thread-safe
+    private let pointer: UnsafeMutablePointer<GCancellable>?
+    init(_ pointer: UnsafeMutablePointer<GCancellable>?) {
+        self.pointer = pointer
+        _ = g_object_ref(UnsafeMutableRawPointer(pointer))
+    }
+    func cancel() {
+        ss_cancel(pointer)
+        ss_unref(UnsafeMutableRawPointer(pointer))
     }
 }
 
