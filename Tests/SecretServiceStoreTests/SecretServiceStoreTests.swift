@@ -199,6 +199,15 @@ struct SecretServiceStoreTests {
         #expect(steps["clear"]?.code == "ok")
     }
 
+    @Test("gnome-keyring not answering: notAvailable within the call timeout, then works again")
+    func daemonStopped() throws {
+        let steps = try Self.privateBusProbe("stopped")
+        #expect(steps["add"]?.code == "ok")
+        #expect(steps["stoppedCopy"]?.code == "notAvailable", "\(String(describing: steps["stoppedCopy"]))")
+        #expect((steps["stoppedCopy"]?.ms ?? .max) < 15_000, "not bounded")
+        #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+    }
+
     @Test("locked collection: interactionNotAllowed quickly, never a prompt; works after unlocking")
     func lockedCollection() throws {
         let steps = try Self.privateBusProbe("locked")

@@ -7,6 +7,7 @@ import SecretServiceStore
 //
 //   securestore-secretservice-probe basic    open a store, add, read, clear
 //   securestore-secretservice-probe killed   kill gnome-keyring mid-run, expect an error, restart it, work again
+//   securestore-secretservice-probe stopped  stop (SIGSTOP) gnome-keyring: a bounded notAvailable, then works again
 //   securestore-secretservice-probe locked   lock the collection, expect interactionNotAllowed, restart unlocked
 //
 // Prints one line per step: `step NAME ok MS` or `step NAME error CODE MS MESSAGE`. `killed` and `locked`
@@ -96,6 +97,19 @@ case "killed":
             throw SecureStoreError(.internalError, "wrong data after restart")
         }
         try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "second"]))
+    }
+    step("clear") { () throws(SecureStoreError) in try store?.clear() }
+case "stopped":
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
+    step("add") { () throws(SecureStoreError) in try store?.add(item) }
+    let pid = daemonPID()
+    if let pid { kill(pid, SIGSTOP) }
+    step("stoppedCopy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    if let pid { kill(pid, SIGCONT) }
+    step("afterContinue") { () throws(SecureStoreError) in
+        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+            throw SecureStoreError(.internalError, "wrong data after the daemon continued")
+        }
     }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
 case "locked":

@@ -39,6 +39,7 @@ public final class SecretServiceBackend: StorageBackend {
             // A reused connection may be stale (the daemon was restarted: libsecret's proxy still addresses
             // the old daemon's unique name). Then the transaction (rolled back) runs once more on a new one.
             var attempt = 0
+            var timedOut = false   // a daemon that did not answer gets no second wait
             while true {
                 attempt += 1
                 let reused = slot != nil
@@ -60,11 +61,14 @@ public final class SecretServiceBackend: StorageBackend {
                             throw error
                         }
                     } catch {
-                        if connection.broken { slot = nil }   // reconnect on the next try / transaction
+                        if connection.broken {   // reconnect on the next try / transaction
+                            slot = nil
+                            timedOut = connection.timedOut
+                        }
                         throw error
                     }
                 } catch {
-                    if reused, slot == nil, attempt == 1, error.code == .notAvailable { continue }
+                    if reused, slot == nil, attempt == 1, !timedOut, error.code == .notAvailable { continue }
                     return Box(.failure(error))
                 }
             }
@@ -256,6 +260,8 @@ final class Connection: @unchecked Sendable {
     let collectionPath: String
     /// Set after a D-Bus failure; the backend then opens a new connection for the next transaction.
     private(set) var broken = false
+    /// Set when the failure was a call that got no answer in time.
+    private(set) var timedOut = false
 
     private init(service: UnsafeMutablePointer<SecretService>, collectionPath: String) {
         self.service = service
@@ -353,6 +359,7 @@ final class Connection: @unchecked Sendable {
             return SecureStoreError(.io, "Secret Service call failed while \(what) (no reason given).")
         }
         let mapped = Self.describe(error, doing: what)
+        if ss_error_is_timeout(error) != 0 { timedOut = true }
         ss_error_free(error)
         if mapped.code != .interactionNotAllowed { broken = true }
         return mapped
