@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SecItem", targets: ["SecItem"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .executable(name: "securestore-bench", targets: ["securestore-bench"]),
+        .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -33,11 +34,18 @@ let package = Package(
         .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
         // Registers this package's backends for selection by name.
-        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore"],
+        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore"],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool.
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore"],
                           path: "Sources/securestore"),
+        .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
+                       providers: [.apt(["libsecret-1-dev"])]),
+        .target(name: "SecretServiceStore", dependencies: ["SecureStore", "CSecret"],
+                path: "Backends/SecretService/SecretServiceStore"),
+        // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore"],
+                          path: "Backends/SecretService/Probe"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
@@ -53,10 +61,11 @@ let package = Package(
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore"]),
-        .testTarget(name: "ConformanceTests",
-                    dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore"]),
         .testTarget(name: "CLITests", dependencies: []),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "CSQLite"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
+                                                             "SQLiteStore", "SecretServiceStore"]),
+        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
     ]
 )
 

@@ -2,6 +2,7 @@ public import SecureStore
 import Foundation
 import InMemoryStore
 import SQLiteStore
+import SecretServiceStore
 
 /// Registers this package's backends with the ``BackendRegistry`` (idempotent). The CLI, the SecItem
 /// module's default store and ``open(backend:configFile:)`` call it; a program may call it too.
@@ -23,7 +24,22 @@ public enum BuiltinBackends {
             try SQLiteStore(path: try s.string("path"), key: try sqliteKey(s),
                             configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
         })
+        BackendRegistry.register(BackendFactory(
+            name: "secret-service", section: "secretService", allowedKeys: ["collection", "namespace", "accessGroups"],
+            summary: "the desktop keyring over D-Bus (gnome-keyring, KeePassXC)",
+            availability: { s in
+                Result { () throws(SecureStoreError) in _ = try secretService(s) }
+            }
+        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+            try secretService(s)
+        })
     }()
+
+    static func secretService(_ s: BackendSettings) throws(SecureStoreError) -> SecretServiceStore {
+        let namespace = try s.string("namespace") ?? "securestore"
+        return try SecretServiceStore(collection: try s.string("collection") ?? "default", namespace: namespace,
+                                      configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [namespace]))
+    }
 
     /// The SQLite key from settings: a passphrase from the environment variable `passphraseEnv` names, else
     /// `keyFile`, else the default key file. The passphrase itself is never in the file.

@@ -3,6 +3,7 @@ import SecureStore
 import SecureStoreConformance
 import InMemoryStore
 import SQLiteStore
+import SecretServiceStore
 
 /// Every store implementation the conformance suite runs against. Each backend adds itself here.
 enum Subjects {
@@ -15,8 +16,15 @@ enum Subjects {
         try TemporarySQLiteStore(accessGroups: groups)
     }
 
+    /// gnome-keyring (or any Secret Service) on the session bus; run under scripts/with-keyring.sh.
+    /// Every store gets a fresh random namespace, so it starts empty.
+    static let secretService = ConformanceSubject(name: "secret-service", differentialOperations: 300) { groups in
+        try SecretServiceStore(namespace: "conformance-\(UInt64.random(in: 0...UInt64.max))",
+                               configuration: StoreConfiguration(accessGroups: groups))
+    }
+
     /// The backends under test (the reference model is run as well, as its own subject).
-    static let backends: [ConformanceSubject] = [inMemory, sqlite]
+    static let backends: [ConformanceSubject] = [inMemory, sqlite, secretService]
 
     static let all: [ConformanceSubject] = [.reference] + backends
 }

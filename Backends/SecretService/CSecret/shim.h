@@ -1,0 +1,204 @@
+// C helpers for the Secret Service backend: everything variadic or macro-based in GLib/libsecret lives here,
+// so Swift only calls plain functions.
+#ifndef SECURESTORE_CSECRET_SHIM_H
+#define SECURESTORE_CSECRET_SHIM_H
+
+#define SECRET_API_SUBJECT_TO_CHANGE 1
+#include <libsecret/secret.h>
+#include <gio/gio.h>
+#include <string.h>
+
+#define SS_BUS_NAME "org.freedesktop.secrets"
+
+/// A new, unshared SecretService proxy with an open transfer session, with `timeout_ms` as its default
+/// D-Bus timeout (so libsecret's own calls are bounded too).
+/// `cancellable` lets the caller bound the proxy set-up and OpenSession, which use GDBus's 25 s default.
+static inline SecretService *ss_open(int timeout_ms, GCancellable *cancellable, GError **error) {
+    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_OPEN_SESSION, cancellable,
+                                                error);
+    if (s) g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(s), timeout_ms);
+    return s;
+}
+
+/// Whether org.freedesktop.secrets has an owner on the session bus (1/0), -1 on error. Starts nothing.
+static inline int ss_service_running(int timeout_ms, GError **error) {
+    GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, error);
+    if (!bus) return -1;
+    GVariant *r = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                              "org.freedesktop.DBus", "NameHasOwner", g_variant_new("(s)", SS_BUS_NAME),
+                                              G_VARIANT_TYPE("(b)"), G_DBUS_CALL_FLAGS_NONE, timeout_ms, NULL, error);
+    g_object_unref(bus);
+    if (!r) return -1;
+    gboolean owned = FALSE;
+    g_variant_get(r, "(b)", &owned);
+    g_variant_unref(r);
+    return owned ? 1 : 0;
+}
+
+static inline GCancellable *ss_cancellable_new(void) { return g_cancellable_new(); }
+static inline void ss_cancel(GCancellable *c) { g_cancellable_cancel(c); }
+static inline int ss_error_is_cancelled(const GError *e) {
+    return e && e->domain == G_IO_ERROR && e->code == G_IO_ERROR_CANCELLED;
+}
+
+static inline void ss_unref(gpointer object) { if (object) g_object_unref(object); }
+
+static inline GDBusConnection *ss_connection(SecretService *s) { return g_dbus_proxy_get_connection(G_DBUS_PROXY(s)); }
+
+// ---- Errors ----
+
+static inline int ss_error_is_locked(const GError *e) {
+    return e && e->domain == SECRET_ERROR && e->code == SECRET_ERROR_IS_LOCKED;
+}
+static inline int ss_error_is_no_such_object(const GError *e) {
+    return e && e->domain == SECRET_ERROR && e->code == SECRET_ERROR_NO_SUCH_OBJECT;
+}
+static inline int ss_error_is_timeout(const GError *e) {
+    return e && ((e->domain == G_IO_ERROR && e->code == G_IO_ERROR_TIMED_OUT)
+                 || (e->domain == G_DBUS_ERROR && (e->code == G_DBUS_ERROR_TIMEOUT || e->code == G_DBUS_ERROR_TIMED_OUT
+                                                   || e->code == G_DBUS_ERROR_NO_REPLY)));
+}
+static inline int ss_error_is_service_gone(const GError *e) {
+    return e && e->domain == G_DBUS_ERROR
+        && (e->code == G_DBUS_ERROR_SERVICE_UNKNOWN || e->code == G_DBUS_ERROR_NAME_HAS_NO_OWNER
+            || e->code == G_DBUS_ERROR_NO_SERVER || e->code == G_DBUS_ERROR_DISCONNECTED
+            || e->code == G_DBUS_ERROR_UNKNOWN_OBJECT || e->code == G_DBUS_ERROR_UNKNOWN_METHOD);
+}
+/// The remote D-Bus error name (free with g_free), or NULL.
+static inline gchar *ss_error_remote_name(const GError *e) { return e ? g_dbus_error_get_remote_error(e) : NULL; }
+static inline const char *ss_error_message(const GError *e) { return e && e->message ? e->message : "unknown error"; }
+static inline void ss_error_free(GError *e) { if (e) g_error_free(e); }
+
+// ---- String tables (attributes) ----
+
+static inline GHashTable *ss_strings_new(void) {
+    return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+static inline void ss_strings_put(GHashTable *t, const char *k, const char *v) {
+    g_hash_table_insert(t, g_strdup(k), g_strdup(v));
+}
+static inline void ss_table_unref(GHashTable *t) { if (t) g_hash_table_unref(t); }
+
+static inline GVariant *ss_attributes_variant(GHashTable *attributes) {
+    GVariantBuilder b;
+    g_variant_builder_init(&b, G_VARIANT_TYPE("a{ss}"));
+    GHashTableIter it;
+    gpointer k, v;
+    g_hash_table_iter_init(&it, attributes);
+    while (g_hash_table_iter_next(&it, &k, &v)) g_variant_builder_add(&b, "{ss}", (const char *)k, (const char *)v);
+    return g_variant_builder_end(&b);
+}
+
+/// Properties for CreateItem: Label and Attributes.
+static inline GHashTable *ss_item_properties(const char *label, GHashTable *attributes) {
+    GHashTable *p = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_variant_unref);
+    g_hash_table_insert(p, g_strdup("org.freedesktop.Secret.Item.Label"), g_variant_ref_sink(g_variant_new_string(label)));
+    g_hash_table_insert(p, g_strdup("org.freedesktop.Secret.Item.Attributes"),
+                        g_variant_ref_sink(ss_attributes_variant(attributes)));
+    return p;
+}
+
+// ---- Secrets ----
+
+static inline SecretValue *ss_value_new(const void *bytes, size_t length) {
+    return secret_value_new(bytes ? (const gchar *)bytes : "", (gssize)length, "application/octet-stream");
+}
+static inline void ss_value_unref(SecretValue *v) { if (v) secret_value_unref(v); }
+static inline const void *ss_value_bytes(SecretValue *v, size_t *length) {
+    gsize n = 0;
+    const gchar *p = secret_value_get(v, &n);
+    *length = n;
+    return p;
+}
+static inline SecretValue *ss_secrets_lookup(GHashTable *secrets, const char *path) {
+    return (SecretValue *)g_hash_table_lookup(secrets, path);
+}
+static inline GHashTable *ss_get_secrets(SecretService *s, char **paths, GError **error) {
+    return secret_service_get_secrets_for_dbus_paths_sync(s, (const gchar **)paths, NULL, error);
+}
+
+// ---- Plain D-Bus calls on the service's connection, with explicit timeouts and no auto-start ----
+
+/// Properties.Get; returns the unboxed value (unref it) or NULL.
+static inline GVariant *ss_get_property(SecretService *s, const char *path, const char *iface, const char *name,
+                                        int timeout_ms, GError **error) {
+    GVariant *r = g_dbus_connection_call_sync(ss_connection(s), SS_BUS_NAME, path, "org.freedesktop.DBus.Properties",
+                                              "Get", g_variant_new("(ss)", iface, name), G_VARIANT_TYPE("(v)"),
+                                              G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error);
+    if (!r) return NULL;
+    GVariant *v = NULL;
+    g_variant_get(r, "(v)", &v);
+    g_variant_unref(r);
+    return v;
+}
+
+/// 1 locked, 0 unlocked, -1 error.
+static inline int ss_get_locked(SecretService *s, const char *path, const char *iface, int timeout_ms, GError **error) {
+    GVariant *v = ss_get_property(s, path, iface, "Locked", timeout_ms, error);
+    if (!v) return -1;
+    int locked = g_variant_is_of_type(v, G_VARIANT_TYPE_BOOLEAN) ? (g_variant_get_boolean(v) ? 1 : 0) : 1;
+    g_variant_unref(v);
+    return locked;
+}
+
+/// The item's Attributes as a GVariant a{ss} (unref it) or NULL.
+static inline GVariant *ss_get_item_attributes(SecretService *s, const char *path, int timeout_ms, GError **error) {
+    GVariant *v = ss_get_property(s, path, "org.freedesktop.Secret.Item", "Attributes", timeout_ms, error);
+    if (v && !g_variant_is_of_type(v, G_VARIANT_TYPE("a{ss}"))) {
+        g_variant_unref(v);
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "Attributes property is not a{ss}");
+        return NULL;
+    }
+    return v;
+}
+static inline size_t ss_variant_count(GVariant *v) { return g_variant_n_children(v); }
+static inline void ss_variant_entry(GVariant *v, size_t i, const char **key, const char **value) {
+    g_variant_get_child(v, i, "{&s&s}", key, value);
+}
+static inline void ss_variant_unref(GVariant *v) { if (v) g_variant_unref(v); }
+
+static inline int ss_call_ok(GVariant *r) {
+    if (!r) return 0;
+    g_variant_unref(r);
+    return 1;
+}
+
+static inline int ss_set_item_attributes(SecretService *s, const char *path, GHashTable *attributes, int timeout_ms,
+                                         GError **error) {
+    return ss_call_ok(g_dbus_connection_call_sync(
+        ss_connection(s), SS_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Set",
+        g_variant_new("(ssv)", "org.freedesktop.Secret.Item", "Attributes", ss_attributes_variant(attributes)),
+        NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error));
+}
+
+static inline int ss_set_item_label(SecretService *s, const char *path, const char *label, int timeout_ms,
+                                    GError **error) {
+    return ss_call_ok(g_dbus_connection_call_sync(
+        ss_connection(s), SS_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Set",
+        g_variant_new("(ssv)", "org.freedesktop.Secret.Item", "Label", g_variant_new_string(label)),
+        NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error));
+}
+
+static inline int ss_set_item_secret(SecretService *s, const char *path, SecretValue *value, int timeout_ms,
+                                     GError **error) {
+    GVariant *encoded = secret_service_encode_dbus_secret(s, value);
+    if (!encoded) {
+        g_set_error_literal(error, SECRET_ERROR, SECRET_ERROR_PROTOCOL, "could not encode the secret for the session");
+        return 0;
+    }
+    g_variant_ref_sink(encoded);
+    GVariant *r = g_dbus_connection_call_sync(ss_connection(s), SS_BUS_NAME, path, "org.freedesktop.Secret.Item",
+                                              "SetSecret", g_variant_new("(@(oayays))", encoded), NULL,
+                                              G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error);
+    g_variant_unref(encoded);
+    return ss_call_ok(r);
+}
+
+static inline int ss_search(SecretService *s, GHashTable *attributes, gchar ***unlocked, gchar ***locked,
+                            GError **error) {
+    return secret_service_search_for_dbus_paths_sync(s, NULL, attributes, NULL, unlocked, locked, error);
+}
+static inline void ss_strv_free(gchar **v) { g_strfreev(v); }
+static inline void ss_free(gpointer p) { g_free(p); }
+
+#endif

@@ -1,0 +1,136 @@
+import Foundation
+import SecureStore
+import SecretServiceStore
+
+// A separate process for the Secret Service tests that must not share a process (libsecret/GIO cache the
+// session bus connection per process) or a daemon (they kill or lock it) with other tests.
+//
+//   securestore-secretservice-probe basic    open a store, add, read, clear
+//   securestore-secretservice-probe killed   kill gnome-keyring mid-run, expect an error, restart it, work again
+//   securestore-secretservice-probe stopped  stop (SIGSTOP) gnome-keyring: a bounded notAvailable, then works again
+//   securestore-secretservice-probe locked   lock the collection, expect interactionNotAllowed, restart unlocked
+//
+// Prints one line per step: `step NAME ok MS` or `step NAME error CODE MS MESSAGE`. `killed` and `locked`
+// expect a private bus with a gnome-keyring (run them under scripts/with-keyring.sh); they need
+// SECURESTORE_KEYRING_PASSWORD to restart the daemon unlocked.
+
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+let scenario = CommandLine.arguments.dropFirst().first ?? "basic"
+let namespace = "probe-\(UInt64.random(in: 0...UInt64.max))"
+var store: SecretServiceStore?
+
+@discardableResult
+func step(_ name: String, _ body: () throws(SecureStoreError) -> Void) -> Bool {
+    let start = Date()
+    do throws(SecureStoreError) {
+        try body()
+        say("step \(name) ok \(Int(Date().timeIntervalSince(start) * 1000))")
+        return true
+    } catch {
+        say("step \(name) error \(error.code.name) \(Int(Date().timeIntervalSince(start) * 1000)) \(error.message)")
+        return false
+    }
+}
+
+func shell(_ command: String, capture: Bool = true) -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/bin/sh")
+    p.arguments = ["-c", command]
+    guard capture else {
+        // Foundation's Process waits for descriptors a daemonized grandchild inherits; system() only
+        // waits for the shell.
+        _ = system(command)
+        return ""
+    }
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle.nullDevice
+    do { try p.run() } catch { return "" }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+}
+
+func daemonOwnsName() -> Bool {
+    shell("dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus "
+          + "org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets").contains("boolean true")
+}
+
+func waitFor(_ wanted: Bool) {
+    for _ in 0..<100 {
+        if daemonOwnsName() == wanted { return }
+        usleep(50_000)
+    }
+}
+
+/// The PID of the process owning org.freedesktop.secrets on this bus (never found by name).
+func daemonPID() -> Int32? {
+    let reply = shell("dbus-send --session --dest=org.freedesktop.DBus --print-reply /org/freedesktop/DBus "
+                      + "org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets")
+    guard let range = reply.range(of: "uint32 ") else { return nil }
+    return Int32(reply[range.upperBound...].prefix { $0.isNumber })
+}
+
+func restartUnlocked() {
+    _ = shell("printf '%s' \"$SECURESTORE_KEYRING_PASSWORD\" | gnome-keyring-daemon --replace --unlock "
+              + "--components=secrets >/dev/null 2>&1", capture: false)
+    waitFor(true)
+}
+
+let item = NewItem(.genericPassword, [.service: "probe", .account: "probe"], data: Data("x".utf8))
+let query = ItemQuery(.genericPassword, [.service: "probe", .account: "probe"], returning: .data)
+
+switch scenario {
+case "killed":
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
+    step("add") { () throws(SecureStoreError) in try store?.add(item) }
+    if let pid = daemonPID() {
+        kill(pid, SIGKILL)
+        say("killed \(pid)")
+    }
+    waitFor(false)
+    step("afterKill") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    restartUnlocked()
+    step("afterRestart") { () throws(SecureStoreError) in
+        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+            throw SecureStoreError(.internalError, "wrong data after restart")
+        }
+        try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "second"]))
+    }
+    step("clear") { () throws(SecureStoreError) in try store?.clear() }
+case "stopped":
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
+    step("add") { () throws(SecureStoreError) in try store?.add(item) }
+    let pid = daemonPID()
+    if let pid { kill(pid, SIGSTOP) }
+    step("stoppedCopy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    if let pid { kill(pid, SIGCONT) }
+    step("afterContinue") { () throws(SecureStoreError) in
+        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+            throw SecureStoreError(.internalError, "wrong data after the daemon continued")
+        }
+    }
+    step("clear") { () throws(SecureStoreError) in try store?.clear() }
+case "locked":
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
+    step("add") { () throws(SecureStoreError) in try store?.add(item) }
+    _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
+              + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login")
+    step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    step("lockedAdd") { () throws(SecureStoreError) in try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "other"])) }
+    step("lockedClear") { () throws(SecureStoreError) in try store?.clear() }
+    step("lockedOpen") { () throws(SecureStoreError) in _ = try SecretServiceStore(namespace: namespace) }
+    restartUnlocked()
+    step("afterUnlock") { () throws(SecureStoreError) in
+        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+            throw SecureStoreError(.internalError, "wrong data after unlock")
+        }
+    }
+    step("clear") { () throws(SecureStoreError) in try store?.clear() }
+default:
+    guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
+    step("add") { () throws(SecureStoreError) in try store?.add(item) }
+    step("copy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    step("clear") { () throws(SecureStoreError) in try store?.clear() }
+}

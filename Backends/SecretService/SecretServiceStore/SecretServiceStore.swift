@@ -1,0 +1,21 @@
+public import SecureStore
+
+/// A store whose items live in a Secret Service collection (gnome-keyring, KeePassXC, …) over D-Bus.
+///
+/// Every item carries the schema `org.securestore.Item` and this store's namespace; no operation ever
+/// reads, changes or deletes an item outside them. See `Backends/SecretService/MAPPING.md`.
+public typealias SecretServiceStore = Keychain<SecretServiceBackend>
+
+extension Keychain where Backend == SecretServiceBackend {
+    /// Connects to the session bus's Secret Service (once; the connection is reused).
+    /// - Parameters:
+    ///   - collection: a collection alias (`"default"`, usually the `login` keyring) or a collection name.
+    ///   - namespace: separates this store's items from every other store's in the same collection.
+    /// - Throws: `notAvailable` without a session bus or Secret Service; `interactionNotAllowed` when the
+    ///   collection is locked (no prompt is ever shown); `param` for an unusable namespace.
+    public convenience init(collection: String = "default", namespace: String,
+                            configuration: StoreConfiguration = StoreConfiguration()) throws(SecureStoreError) {
+        try self.init(backend: SecretServiceBackend(collection: collection, namespace: namespace),
+                      configuration: configuration)
+    }
+}

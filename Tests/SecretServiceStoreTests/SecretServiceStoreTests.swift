@@ -1,0 +1,221 @@
+import Testing
+import Foundation
+import SecureStore
+import SecretServiceStore
+
+/// The Secret Service backend against a real gnome-keyring. Run under `scripts/with-keyring.sh`.
+/// Tests that kill or lock the daemon run the probe executable in a private bus of their own, so they
+/// never disturb the daemon other tests use.
+@Suite("SecretService", .serialized, .timeLimit(.minutes(2)))
+struct SecretServiceStoreTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static func requireBus() throws {
+        guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
+            Issue.record("No D-Bus session bus: run these tests as `scripts/with-keyring.sh swift test --skip-build --filter SecretService`.")
+            throw SecureStoreError(.notAvailable, "no session bus")
+        }
+    }
+
+    static func freshStore() throws -> SecretServiceStore {
+        try requireBus()
+        return try SecretServiceStore(namespace: "tests-\(UInt64.random(in: 0...UInt64.max))")
+    }
+
+    struct Output { var status: Int32; var stdout: String }
+
+    /// Runs a command (through `env` and `timeout`, output to a temporary file) and waits for it.
+    ///
+    /// Not Foundation's `Process`: its wait also waits for descriptors that a daemon started by the child
+    /// (gnome-keyring-daemon --replace) inherits, which hangs. `system` waits for the shell only.
+    static func run(_ arguments: [String], environment extra: [String: String?] = [:], seconds: Int = 60) throws -> Output {
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("ss-test-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var words = ["cd", quote(packageRoot.path), "&&", "exec", "env"]
+        for (k, v) in extra.sorted(by: { $0.key < $1.key }) where v == nil { words += ["-u", quote(k)] }
+        for (k, v) in extra.sorted(by: { $0.key < $1.key }) { if let v { words.append(quote("\(k)=\(v)")) } }
+        words += ["timeout", String(seconds)] + arguments.map(quote)
+        words += [">", quote(file.path), "2>/dev/null", "</dev/null"]
+        let status = spawnShell(words.joined(separator: " "))
+        let stdout = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        return Output(status: (status >> 8) & 0xFF, stdout: stdout)
+    }
+
+    /// `/bin/sh -c command` with an empty signal mask and default handlers, then waits for it. (Test
+    /// threads block SIGTERM & co.; a child inheriting that mask leaves a dbus-daemon that cannot be
+    /// terminated, and `timeout` cannot stop it.) Returns the raw wait status.
+    static func spawnShell(_ command: String) -> Int32 {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, "/bin/sh", nil, &attr, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
+    }
+
+    static var probe: String {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("securestore-secretservice-probe").path,
+            packageRoot.appendingPathComponent(".build/debug/securestore-secretservice-probe").path,
+            packageRoot.appendingPathComponent(".build/release/securestore-secretservice-probe").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
+    }
+
+    /// `step NAME ok MS` / `step NAME error CODE MS MESSAGE` lines of a probe run, by step name.
+    static func steps(_ output: String) -> [String: (code: String, ms: Int, message: String)] {
+        var out: [String: (code: String, ms: Int, message: String)] = [:]
+        for line in output.split(separator: "\n") where line.hasPrefix("step ") {
+            let parts = line.split(separator: " ", maxSplits: 5).map(String.init)
+            guard parts.count >= 4 else { continue }
+            if parts[2] == "ok" {
+                out[parts[1]] = ("ok", Int(parts[3]) ?? -1, "")
+            } else if parts.count >= 5 {
+                out[parts[1]] = (parts[3], Int(parts[4]) ?? -1, parts.count > 5 ? parts[5] : "")
+            }
+        }
+        return out
+    }
+
+    /// A probe scenario in a private bus with its own unlocked gnome-keyring.
+    static func privateBusProbe(_ scenario: String) throws -> [String: (code: String, ms: Int, message: String)] {
+        let output = try run([packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, probe, scenario],
+                             environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
+        return steps(output.stdout)
+    }
+
+    @Test("an item stored through the backend is read by secret-tool lookup")
+    func interopSecretToolReadsOurs() throws {
+        let store = try Self.freshStore()
+        defer { _ = try? store.clear() }
+        let service = "interop-\(UInt32.random(in: 0...UInt32.max))"
+        try store.add(NewItem(.genericPassword, [.service: .string(service), .account: "alice"],
+                              data: Data("s3cret-value".utf8)))
+        let out = try Self.run(["secret-tool", "lookup", "service", service, "account", "alice"])
+        #expect(out.status == 0)
+        #expect(out.stdout == "s3cret-value")
+    }
+
+    @Test("items of other applications are never returned, changed or cleared")
+    func isolationFromForeignItems() throws {
+        let store = try Self.freshStore()
+        let service = "foreign-\(UInt32.random(in: 0...UInt32.max))"
+        let stored = try Self.run(["sh", "-c", "printf 'foreign-secret' | secret-tool store --label x service \(service) account A"])
+        #expect(stored.status == 0)
+        try store.add(NewItem(.genericPassword, [.service: .string(service), .account: "B"], data: Data("ours".utf8)))
+        let all = try store.copyMatching(ItemQuery(.genericPassword, [.service: .string(service)], limit: .all,
+                                                   returning: [.attributes, .data]))
+        #expect(all.items.count == 1)
+        #expect(all.items.first?.data == Data("ours".utf8))
+        #expect(throws: SecureStoreError.self) {
+            try store.copyMatching(ItemQuery(.genericPassword, [.service: .string(service), .account: "A"]))
+        }
+        #expect(try store.clear() == 1)
+        let lookup = try Self.run(["secret-tool", "lookup", "service", service, "account", "A"])
+        #expect(lookup.stdout == "foreign-secret")
+        _ = try Self.run(["secret-tool", "clear", "service", service, "account", "A"])
+    }
+
+    @Test("two stores with different namespaces do not see each other")
+    func namespacesAreSeparate() throws {
+        let a = try Self.freshStore()
+        let b = try Self.freshStore()
+        defer { _ = try? a.clear(); _ = try? b.clear() }
+        let attrs: [AttributeName: AttributeValue] = [.service: "shared", .account: "same"]
+        try a.add(NewItem(.genericPassword, attrs, data: Data("a".utf8)))
+        try b.add(NewItem(.genericPassword, attrs, data: Data("b".utf8)))   // no duplicate across namespaces
+        #expect(try a.password(service: "shared", account: "same") == Data("a".utf8))
+        #expect(try b.password(service: "shared", account: "same") == Data("b".utf8))
+        #expect(try a.clear() == 1)
+        #expect(try b.password(service: "shared", account: "same") == Data("b".utf8))
+    }
+
+    @Test("records round-trip exactly: string vs data, dates to the bit, order kept by update")
+    func roundTripAndOrder() throws {
+        let store = try Self.freshStore()
+        defer { _ = try? store.clear() }
+        let odd = "nul\u{0}inside \u{FFFE}"
+        try store.add(NewItem(.genericPassword, [.service: .string(odd), .account: .data(Data([0xEF, 0xBB, 0xBF, 0x61])),
+                                                 .generic: .data(Data([0, 1, 2, 255])), .creator: 42, .isInvisible: true],
+                              data: Data([0, 0xFF])))
+        try store.add(NewItem(.genericPassword, [.service: "second"]))
+        try store.update(ItemQuery(.genericPassword, [.service: .string(odd)]),
+                         with: ItemChanges([.label: "relabelled"], data: Data("new".utf8)))
+        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
+        #expect(all.items.count == 2)
+        let first = try #require(all.items.first)
+        #expect(first.attributes?[.service] == .string(odd))
+        #expect(first.attributes?[.account] == .data(Data([0xEF, 0xBB, 0xBF, 0x61])))
+        #expect(first.attributes?[.generic] == .data(Data([0, 1, 2, 255])))
+        #expect(first.attributes?[.creator] == .number(42))
+        #expect(first.attributes?[.isInvisible] == .bool(true))
+        #expect(first.attributes?[.label] == .string("relabelled"))
+        #expect(first.data == Data("new".utf8))
+        let dates = Date(timeIntervalSinceReferenceDate: 1.0000000000000002)
+        let pinned = try SecretServiceStore(namespace: "tests-date-\(UInt64.random(in: 0...UInt64.max))",
+                                            configuration: StoreConfiguration(clock: { dates }))
+        defer { _ = try? pinned.clear() }
+        try pinned.add(NewItem(.key, [.keyClass: 1]))
+        let key = try pinned.copyMatching(ItemQuery(.key, returning: .attributes))
+        #expect(key.items.first?.attributes?[.creationDate] == .date(dates))
+    }
+
+    @Test("no session bus: notAvailable with the reason and how to start one")
+    func noBus() throws {
+        let dead = try Self.run([Self.probe, "basic"], environment: [
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/securestore-no-bus", "DISPLAY": nil])
+        #expect(dead.status != 0)
+        let open = Self.steps(dead.stdout)["open"]
+        #expect(open?.code == "notAvailable")
+        #expect(open?.message.contains("Secret Service not available") == true)
+        #expect(open?.message.contains("gnome-keyring-daemon") == true)
+        let unset = try Self.run([Self.probe, "basic"], environment: ["DBUS_SESSION_BUS_ADDRESS": nil, "DISPLAY": nil])
+        #expect(Self.steps(unset.stdout)["open"]?.code == "notAvailable")
+    }
+
+    @Test("gnome-keyring killed mid-run: clear error, then works again after a restart")
+    func daemonKilled() throws {
+        let steps = try Self.privateBusProbe("killed")
+        #expect(steps["open"]?.code == "ok")
+        #expect(steps["add"]?.code == "ok")
+        #expect(steps["afterKill"]?.code == "notAvailable")
+        #expect(steps["afterKill"]?.message.contains("Secret Service not available") == true)
+        #expect(steps["afterRestart"]?.code == "ok", "\(String(describing: steps["afterRestart"]))")
+        #expect(steps["clear"]?.code == "ok")
+    }
+
+    @Test("gnome-keyring not answering: notAvailable within the call timeout, then works again")
+    func daemonStopped() throws {
+        let steps = try Self.privateBusProbe("stopped")
+        #expect(steps["add"]?.code == "ok")
+        #expect(steps["stoppedCopy"]?.code == "notAvailable", "\(String(describing: steps["stoppedCopy"]))")
+        #expect((steps["stoppedCopy"]?.ms ?? .max) < 15_000, "not bounded")
+        #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+    }
+
+    @Test("locked collection: interactionNotAllowed quickly, never a prompt; works after unlocking")
+    func lockedCollection() throws {
+        let steps = try Self.privateBusProbe("locked")
+        #expect(steps["add"]?.code == "ok")
+        for name in ["lockedCopy", "lockedAdd", "lockedClear", "lockedOpen"] {
+            #expect(steps[name]?.code == "interactionNotAllowed", "\(name): \(String(describing: steps[name]))")
+            #expect((steps[name]?.ms ?? .max) < 5000, "\(name) took too long")
+        }
+        #expect(steps["afterUnlock"]?.code == "ok", "\(String(describing: steps["afterUnlock"]))")
+    }
+}
