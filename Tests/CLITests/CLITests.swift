@@ -208,3 +208,59 @@ struct CLITransferTests {
         #expect(try tool.run(["--config", config, "get", "--service", "r"]).stdout == Data("x".utf8))
     }
 }
+
+extension Tool {
+    /// A fresh namespace in the session bus's Secret Service (run under scripts/with-keyring.sh).
+    static func secretService() throws -> Tool {
+        guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
+            throw ToolError(message: "no D-Bus session bus: run the tests under scripts/with-keyring.sh (scripts/test.sh does)")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("config.json").path
+        let json = #"{"backend": "secret-service", "secretService": {"namespace": "cli-\#(UUID().uuidString)", "accessGroups": ["securestore"]}}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        var env = ProcessInfo.processInfo.environment
+        env["SECURESTORE_CONFIG"] = config
+        env["SECURESTORE_BACKEND"] = nil
+        return Tool(environment: env)
+    }
+}
+
+@Suite("securestore CLI on the Secret Service")
+struct CLISecretServiceTests {
+    @Test("add then get round-trips binary data; find --json parses; not found and duplicate exit codes")
+    func roundTrip() throws {
+        let tool = try Tool.secretService()
+        let secret = Data((0...255).map { UInt8($0) })
+        #expect(try tool.run(["add", "--service", "svc", "--account", "alice"], stdin: secret).status == 0)
+        #expect(try tool.run(["get", "--service", "svc", "--account", "alice"]).stdout == secret)
+        let found = try JSONSerialization.jsonObject(with: try tool.run(["find", "--json"]).stdout) as? [[String: Any]]
+        #expect(found?.first?["account"] as? String == "alice")
+        #expect(try tool.run(["add", "--service", "svc", "--account", "alice"], stdin: Data("x".utf8)).status == 3)
+        #expect(try tool.run(["get", "--service", "nope"]).status == 1)
+        #expect(try tool.run(["clear", "--yes"]).status == 0)
+    }
+
+    @Test("migrate SQLite → Secret Service → SQLite keeps every item and attribute")
+    func migrateRoundTrip() throws {
+        let sqlite = try Tool.sqlite()
+        for i in 0..<4 {
+            #expect(try sqlite.run(["add", "--service", "mig", "--account", "a\(i)", "--label", "L\(i)", "--attr", "comment=c\(i)"],
+                                   stdin: Data("s\(i)".utf8)).status == 0)
+        }
+        #expect(try sqlite.run(["add", "--class", "internet", "--server", "example.com", "--port", "8443", "--account", "b"],
+                               stdin: Data([0, 1, 2])).status == 0)
+        let before = try CLITransferTests().findJSON(sqlite)
+        let keyring = try Tool.secretService()
+        let toKeyring = try sqlite.run(["migrate", "--to", keyring.environment["SECURESTORE_CONFIG"] ?? ""])
+        #expect(toKeyring.status == 0, "\(toKeyring.stderr)")
+        #expect(try CLITransferTests().findJSON(keyring) == before)
+        let back = try Tool.sqlite()
+        let toSQLite = try keyring.run(["migrate", "--to", back.environment["SECURESTORE_CONFIG"] ?? ""])
+        #expect(toSQLite.status == 0, "\(toSQLite.stderr)")
+        #expect(try CLITransferTests().findJSON(back) == before)
+        #expect(try back.run(["get", "--class", "internet", "--server", "example.com"]).stdout == Data([0, 1, 2]))
+        #expect(try keyring.run(["clear", "--yes"]).status == 0)
+    }
+}
