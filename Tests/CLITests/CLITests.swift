@@ -264,3 +264,39 @@ struct CLISecretServiceTests {
         #expect(try keyring.run(["clear", "--yes"]).status == 0)
     }
 }
+
+@Suite("securestore CLI: exit 70")
+struct CLIBusyTests {
+    @Test("a write lock held past the busy timeout by another program gives exit 70 (I/O), and the store works after")
+    func busy() throws {
+        let tool = try Tool.sqlite()
+        #expect(try tool.run(["add", "--service", "busy"], stdin: Data("x".utf8)).status == 0)
+        guard let db = tool.databasePath else { throw Tool.ToolError(message: "no database path") }
+        // Another program holds the write lock for longer than the store's busy timeout (10 s).
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
+        holder.arguments = ["-c", "(echo 'BEGIN IMMEDIATE;'; echo 'CREATE TABLE IF NOT EXISTS lockholder(x);'; sleep 13; echo 'ROLLBACK;') | sqlite3 '\(db)'"]
+        try holder.run()
+        Thread.sleep(forTimeInterval: 1)
+        let blocked = try tool.run(["add", "--service", "busy2"], stdin: Data("y".utf8))
+        #expect(blocked.status == 70, "\(blocked.stderr)")
+        #expect(blocked.stderr.contains("busy"))
+        holder.waitUntilExit()
+        #expect(try tool.run(["add", "--service", "busy2"], stdin: Data("y".utf8)).status == 0)
+    }
+}
+
+@Suite("securestore CLI on the memory backend")
+struct CLIMemoryTests {
+    @Test("the memory backend works within one invocation and keeps nothing after it, as documented")
+    func ephemeral() throws {
+        var env = ProcessInfo.processInfo.environment
+        env["SECURESTORE_BACKEND"] = "memory"
+        env["SECURESTORE_CONFIG"] = nil
+        let tool = Tool(environment: env)
+        #expect(try tool.run(["add", "--service", "m"], stdin: Data([0, 255])).status == 0)
+        #expect(try tool.run(["get", "--service", "m"]).status == 1, "a new process starts with an empty memory store")
+        let backends = String(decoding: try tool.run(["backends"]).stdout, as: UTF8.self)
+        #expect(backends.contains("selected: memory, chosen by the environment variable SECURESTORE_BACKEND"))
+    }
+}
