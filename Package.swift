@@ -55,12 +55,14 @@ let package = Package(
 
         // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium).
         .executableTarget(name: "securestore-bench",
-                          dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "CSQLite", "CSodium"],
+                          dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore",
+                                         "CSQLite", "CSodium"],
                           path: "Benchmarks/SecureStoreBench"),
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
-        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore"]),
+        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
+                                                      "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: []),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "CSQLite"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",

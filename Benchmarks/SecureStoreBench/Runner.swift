@@ -1,3 +1,4 @@
+import SecureStoreConformance
 import Foundation
 
 /// The timed operations.

@@ -78,11 +78,12 @@ public struct DifferentialTest: Sendable {
     }
 }
 
-/// A small fast PRNG so that a seed replays exactly.
-struct SplitMix64: RandomNumberGenerator {
+/// A small fast PRNG (SplitMix64) so that a seed replays exactly; shared by the suite, the SecItem fuzz
+/// test and the benchmark.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -3,6 +3,7 @@ import Testing
 import SecureStore
 import InMemoryStore
 import SQLiteStore
+import SecureStoreConformance
 @testable import SecItem
 
 /// Which store the process-wide SecItem store is switched to for a test.
@@ -148,15 +149,9 @@ struct SecItemTests {
 
 /// Random dictionaries: keys from the kSec constant set and junk, values of random types.
 struct Fuzz: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { generator.next() }
 
     static let keys: [String] = [
         kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrServer, kSecAttrPort, kSecAttrProtocol,
