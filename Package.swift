@@ -53,10 +53,10 @@ let package = Package(
         // The seeds' Objective-C wrapper ported to Swift: only `import SecItem` differs from iOS code.
         .executableTarget(name: "secitem-port-example", dependencies: ["SecItem"], path: "Examples/SecItemPort"),
 
-        // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium).
+        // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret).
         .executableTarget(name: "securestore-bench",
                           dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore",
-                                         "CSQLite", "CSodium"],
+                                         "CSQLite", "CSodium", "SecretServiceStore", "CSecret"],
                           path: "Benchmarks/SecureStoreBench"),
 
         // Tests.

@@ -2,6 +2,7 @@ import Foundation
 import SecureStore
 import InMemoryStore
 import SQLiteStore
+import SecretServiceStore
 
 /// One backend under benchmark: how to make a store, the limits it is compared with, and its goals.
 /// Adding a backend is adding one entry to ``BackendEntry/all``.
@@ -14,6 +15,17 @@ struct BackendEntry: Sendable {
     /// The same work done directly; the first one is the reference for the ratio column.
     let limits: [LimitEntry]
     let goals: [Goal]
+    /// The item counts N this backend is measured at.
+    var counts: @Sendable (Options) -> [Int] = { $0.counts }
+    /// Items are spread over this many services (list returns N / services items).
+    var services = 100
+    /// List returns secrets too (the Secret Service's match-all with secrets).
+    var listWithSecrets = false
+    /// Needs a running service (a session bus with an unlocked gnome-keyring): when it cannot be reached,
+    /// the backend is reported as not measured, with the reason, and the run goes on.
+    var needsService = false
+    /// Items of the warm-up pass (untimed).
+    var warmUpItems = 300
 }
 
 struct LimitEntry: Sendable {
@@ -36,7 +48,7 @@ struct Goal: Sendable {
 }
 
 extension BackendEntry {
-    static let all: [BackendEntry] = [memory, sqlite]
+    static let all: [BackendEntry] = [memory, sqlite, secretService]
 
     static let memory = BackendEntry(
         name: "memory",
@@ -77,4 +89,33 @@ extension BackendEntry {
             Goal(text: "lookup growth from N=1,000 to 100,000 within 1.5×", kind: .growth(.lookup, max: 1.5)),
             Goal(text: "clear of 100,000 items under 1 s", kind: .clearUnder(items: 100_000, seconds: 1)),
         ])
+}
+
+extension BackendEntry {
+    /// gnome-keyring over D-Bus, against raw libsecret calls on one connection to the same daemon. Each case
+    /// gets its own namespace (backend) or tag (limit), so cases never see each other's items.
+    static let secretService: BackendEntry = {
+        var entry = BackendEntry(
+            name: "secret-service",
+            makeStore: { (folder: String) throws -> any SecureStore in
+                try SecretServiceStore(namespace: "securestore-bench-\(getpid())-" + (folder as NSString).lastPathComponent)
+            },
+            databaseFile: nil,
+            limits: [LimitEntry(name: "raw libsecret, one connection",
+                                make: { (folder: String) throws -> any BenchTarget in
+                                    try SecretServiceLimit(tag: "\(getpid())-" + (folder as NSString).lastPathComponent)
+                                })],
+            goals: [
+                Goal(text: "add within 1.3× of raw libsecret (one connection)", kind: .ratioToLimit(.add, max: 1.3)),
+                Goal(text: "lookup within 1.3× of raw libsecret (one connection)", kind: .ratioToLimit(.lookup, max: 1.3)),
+                Goal(text: "match-all with secrets within 1.5× of SearchItems + bulk GetSecrets",
+                     kind: .ratioToLimit(.list, max: 1.5)),
+            ])
+        entry.counts = { $0.secretServiceCounts }
+        entry.services = 10
+        entry.listWithSecrets = true
+        entry.needsService = true
+        entry.warmUpItems = 20
+        return entry
+    }()
 }

@@ -11,6 +11,12 @@ struct Options {
     var secretSizes: [Int] = [32, 4096]
     /// Only these backends (by name); empty: all.
     var backends: [String] = []
+    /// Item counts for the Secret Service (gnome-keyring rewrites its file on every change: N stays small).
+    var secretServiceCounts: [Int] = [100, 1_000]
+    /// Also measure the peers (Python keyring's SecretService backend, keyrings.cryptfile).
+    var peers = false
+    /// Items for keyrings.cryptfile (Argon2id on every operation, ~0.3 s each).
+    var cryptfileCount = 10
 
     /// How many single operations are timed per (target, N, size).
     var lookupSamples: Int { quick ? 200 : 1_000 }
@@ -19,8 +25,17 @@ struct Options {
 
     static let usage = """
         usage: securestore-bench [--quick] [--json FILE] [--chart FILE.svg] [--markdown FILE.md]
-                                 [--counts 1000,10000,100000] [--sizes 32,4096] [--backends memory,sqlite]
-          --quick      N = 1,000 only, fewer samples (under two minutes)
+                                 [--counts 1000,10000,100000] [--sizes 32,4096]
+                                 [--backends memory,sqlite,secret-service] [--ss-counts 100,1000]
+                                 [--peers] [--cryptfile-count 10]
+          --quick      N = 1,000 (Secret Service: 20, 50; cryptfile: 5), fewer samples (under two minutes)
+          --counts     N for memory and SQLite
+          --ss-counts  N for the Secret Service (more with e.g. --ss-counts 100,1000,5000)
+          --peers      also time Python keyring (SecretService) and keyrings.cryptfile, installed on first use
+                       into .build/peers-venv from PyPI
+          --cryptfile-count  N for keyrings.cryptfile (about 0.3 s per operation)
+          The Secret Service rows need a session bus with an unlocked keyring: run under scripts/with-keyring.sh.
+          Without one they are reported as not measured (with the reason) and the exit status is 3.
           --json       every figure, with machine info
           --chart      an SVG chart (log-log µs per operation against N)
           --markdown   the Markdown table and goal verdicts, as printed on stdout
@@ -36,6 +51,8 @@ struct Options {
     static func parse(_ arguments: [String]) throws(ParseError) -> Options {
         var options = Options()
         var explicitCounts = false
+        var explicitSecretServiceCounts = false
+        var explicitCryptfileCount = false
         var rest = arguments[...]
         func value(_ flag: String) throws(ParseError) -> String {
             guard let v = rest.popFirst(), !v.hasPrefix("--") else { throw .message("\(flag) needs a value.\n\(usage)") }
@@ -60,6 +77,13 @@ struct Options {
             case "--counts":
                 options.counts = try integers(argument, try value(argument)).sorted()
                 explicitCounts = true
+            case "--ss-counts":
+                options.secretServiceCounts = try integers(argument, try value(argument)).sorted()
+                explicitSecretServiceCounts = true
+            case "--peers": options.peers = true
+            case "--cryptfile-count":
+                options.cryptfileCount = try integers(argument, try value(argument))[0]
+                explicitCryptfileCount = true
             case "--sizes": options.secretSizes = try integers(argument, try value(argument))
             case "--backends": options.backends = try value(argument).split(separator: ",").map(String.init)
             case "-h", "--help": throw .message(usage)
@@ -67,6 +91,8 @@ struct Options {
             }
         }
         if options.quick && !explicitCounts { options.counts = [1_000] }
+        if options.quick && !explicitSecretServiceCounts { options.secretServiceCounts = [20, 50] }
+        if options.quick && !explicitCryptfileCount { options.cryptfileCount = 5 }
         return options
     }
 }

@@ -18,24 +18,59 @@ struct Results: Codable {
     let date: String
     let quick: Bool
     let counts: [Int]
+    let secretServiceCounts: [Int]
     let secretSizes: [Int]
     let samples: [String: Int]
     let durationSeconds: Double
     let measurements: [Measurement]
     let cases: [CaseResult]
     let goals: [Verdict]
+    /// Backends and peers that could not be measured, with the reason.
+    let failures: [Failure]
+    /// With --peers: the peers' figures and our speed-up over each.
+    let peers: PeerResults?
 }
 
 enum Report {
     // MARK: Goals
 
-    static func evaluate(_ entries: [BackendEntry], _ measurements: [Measurement]) -> [Verdict] {
+    static func evaluate(_ entries: [BackendEntry], _ measurements: [Measurement], failures: [Failure],
+                         peers: PeerResults?) -> [Verdict] {
         var verdicts: [Verdict] = []
         for entry in entries {
             let rows = measurements.filter { $0.target == entry.name && !$0.isLimit }
+            let failure = failures.first { $0.backend == entry.name }
             for goal in entry.goals {
-                verdicts.append(evaluate(goal, backend: entry.name, rows))
+                var v = evaluate(goal, backend: entry.name, rows)
+                if v.measured == nil, let failure {
+                    v = Verdict(backend: v.backend, goal: v.goal, verdict: v.verdict, measured: nil,
+                                threshold: v.threshold, detail: "not measured: \(failure.reason)")
+                }
+                verdicts.append(v)
             }
+        }
+        // The peers' goals.
+        let peerGoals: [(backend: String, peer: String, goal: String, min: Double)] = [
+            ("secret-service", "python-keyring SecretService",
+             "faster than Python keyring's SecretService backend (same daemon), per get and per set", 1),
+            ("sqlite", "keyrings.cryptfile", "at least 100× faster than keyrings.cryptfile per get and per set", 100),
+        ]
+        for g in peerGoals where entries.contains(where: { $0.name == g.backend }) {
+            let rows = (peers?.measurements ?? []).filter { $0.peer == g.peer && ($0.op == "get" || $0.op == "set") }
+            let worst = rows.filter { $0.speedUp != nil }.min { ($0.speedUp ?? 0) < ($1.speedUp ?? 0) }
+            guard let worst, let speedUp = worst.speedUp else {
+                let why = peers == nil ? "run with --peers"
+                    : (peers?.failures.first { $0.backend == g.peer || $0.backend == "peers" }?.reason
+                       ?? failures.first { $0.backend == g.backend }.map { "\(g.backend) not measured: \($0.reason)" }
+                       ?? "no figures")
+                verdicts.append(Verdict(backend: g.backend, goal: g.goal, verdict: "NOT MEASURED", measured: nil,
+                                        threshold: g.min, detail: why))
+                continue
+            }
+            let detail = "smallest speed-up: \(worst.op) at N=\(worst.n): \(micros(worst.medianMicros)) µs vs "
+                + "\(micros(worst.oursMedianMicros ?? 0)) µs (\(worst.ours ?? "?"))"
+            verdicts.append(Verdict(backend: g.backend, goal: g.goal, verdict: speedUp >= g.min && speedUp > 1 ? "PASS" : "MISS",
+                                    measured: speedUp, threshold: g.min, detail: detail))
         }
         return verdicts
     }
@@ -93,7 +128,7 @@ enum Report {
     // MARK: Markdown
 
     static func markdown(_ measurements: [Measurement], _ cases: [CaseResult], _ verdicts: [Verdict],
-                         machine: MachineInfo, command: String) -> String {
+                         failures: [Failure], peers: PeerResults?, machine: MachineInfo, command: String) -> String {
         var out = "## SecureStore benchmark\n\n"
         out += "`\(command)` — \(machine.cpuModel), \(machine.cores) cores, \(machine.swiftBuild) build, load average at start \(machine.loadAverage)\n\n"
         out += "Single operations timed one by one; median and p99 in µs; ops/s over the timed operations. "
@@ -116,6 +151,30 @@ enum Report {
             out += "| \(c.target) | \(c.n) | \(size(c.secretBytes)) | "
             out += String(format: "%.1f | %.1f", Double(c.peakRSSBytes) / 1_048_576, Double(c.rssGrowthBytes) / 1_048_576)
             out += " | \(perItem) |\n"
+        }
+        if let peers {
+            out += "\n### Peers\n\n"
+            let versions = peers.versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            out += "Same operations, timed one by one by `Benchmarks/peers/peers.py` (\(versions)); 32-byte secrets. "
+            out += "Python keyring's SecretService backend runs against the same gnome-keyring daemon and is compared "
+            out += "with our secret-service rows at the same N; keyrings.cryptfile (Argon2id on every operation, so "
+            out += "its N is kept small) is compared with our sqlite rows at their smallest N. "
+            out += "Speed-up = peer median / our median.\n\n"
+            out += "| peer | N | op | median µs | p99 µs | ops/s | ours | our median µs | speed-up |\n"
+            out += "|---|---:|---|---:|---:|---:|---|---:|---:|\n"
+            for p in peers.measurements {
+                out += "| \(p.peer) | \(p.n) | \(p.op) | \(micros(p.medianMicros)) | \(micros(p.p99Micros)) | "
+                out += String(format: "%.0f", p.opsPerSecond) + " | \(p.ours ?? "—") | "
+                out += (p.oursMedianMicros.map(micros) ?? "—") + " | "
+                out += (p.speedUp.map { String(format: "%.1f×", $0) } ?? "—") + " |\n"
+            }
+        }
+        let allFailures = failures + (peers?.failures ?? [])
+        if !allFailures.isEmpty {
+            out += "\n### Not measured\n\n| backend / peer | reason |\n|---|---|\n"
+            for f in allFailures {
+                out += "| \(f.backend) | \(f.reason.replacingOccurrences(of: "|", with: "\\|")) |\n"
+            }
         }
         out += "\n### Goals\n\n| backend | goal | verdict | measured | detail |\n|---|---|---|---:|---|\n"
         for v in verdicts {

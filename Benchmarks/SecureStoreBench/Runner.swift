@@ -9,7 +9,7 @@ enum Op: String, Codable, CaseIterable, Sendable {
         switch self {
         case .add: "add"
         case .lookup: "lookup (service+account)"
-        case .list: "list service (all, attributes)"
+        case .list: "list service (all, attributes; secret-service: + secrets)"
         case .update: "update secret"
         case .delete: "delete"
         case .clear: "clear (per item)"
@@ -37,6 +37,12 @@ struct Measurement: Codable {
     var ratio: Double? = nil
 }
 
+/// A backend or peer that could not be measured.
+struct Failure: Codable {
+    let backend: String
+    let reason: String
+}
+
 /// Memory and storage of one target at one N and secret size.
 struct CaseResult: Codable {
     let target: String
@@ -61,7 +67,8 @@ final class Runner {
     let progress = Progress()
     private(set) var measurements: [Measurement] = []
     private(set) var cases: [CaseResult] = []
-    private let root: String
+    /// A scratch folder for this run (removed at the end).
+    let root: String
 
     init(options: Options) throws {
         self.options = options
@@ -72,57 +79,74 @@ final class Runner {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
+    /// Backends (or peers) that could not be measured, with the reason.
+    private(set) var failures: [Failure] = []
+
     func run(_ entries: [BackendEntry]) throws {
-        try warmUp(entries)
-        for n in options.counts {
-            let accounts = (0..<n).map { "acct-\($0)" }
-            let services = (0..<100).map { "svc-\($0)" }
-            for size in options.secretSizes {
-                for entry in entries {
-                    var backendRows = try measure(target: entry.name, backend: entry.name, isLimit: false,
-                                                  n: n, size: size, accounts: accounts, services: services) { folder in
-                        StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder))
-                    }
-                    var reference: [Measurement] = []
-                    for (i, limit) in entry.limits.enumerated() {
-                        let rows = try measure(target: "\(entry.name) limit: \(limit.name)", backend: entry.name,
-                                               isLimit: true, n: n, size: size, accounts: accounts,
-                                               services: services, make: limit.make)
-                        if i == 0 { reference = rows }
-                        measurements += rows
-                    }
-                    for index in backendRows.indices {
-                        guard let limit = reference.first(where: { $0.op == backendRows[index].op }) else { continue }
-                        backendRows[index].limitTarget = limit.target
-                        backendRows[index].limitMedianMicros = limit.medianMicros
-                        backendRows[index].ratio = limit.medianMicros > 0
-                            ? backendRows[index].medianMicros / limit.medianMicros : nil
-                    }
-                    measurements += backendRows
-                }
+        for entry in entries {
+            do {
+                try run(entry)
+            } catch {
+                // A backend that needs a service (a session bus with a keyring) is reported, not fatal.
+                guard entry.needsService else { throw error }
+                progress.finish()
+                failures.append(Failure(backend: entry.name, reason: "\(error)"))
+                FileHandle.standardError.write(Data("securestore-bench: \(entry.name) not measured: \(error)\n".utf8))
             }
         }
         progress.finish()
     }
 
-    /// One small untimed pass over every target, so the first timed case does not pay for cold code,
-    /// page faults and the first files.
-    private func warmUp(_ entries: [BackendEntry]) throws {
-        let n = 300
-        let accounts = (0..<n).map { "acct-\($0)" }
-        let services = (0..<100).map { "svc-\($0)" }
-        let casesBefore = cases.count
-        for entry in entries {
-            _ = try measure(target: entry.name + " (warm-up)", backend: entry.name, isLimit: false, n: n, size: 32,
-                            accounts: accounts, services: services) { folder in
-                StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder))
-            }
-            for limit in entry.limits {
-                _ = try measure(target: "\(entry.name) limit: \(limit.name) (warm-up)", backend: entry.name,
-                                isLimit: true, n: n, size: 32, accounts: accounts, services: services, make: limit.make)
+    func recordFailure(_ failure: Failure) { failures.append(failure) }
+
+    private func run(_ entry: BackendEntry) throws {
+        try warmUp(entry)
+        let services = (0..<entry.services).map { "svc-\($0)" }
+        for n in entry.counts(options) {
+            let accounts = (0..<n).map { "acct-\($0)" }
+            for size in options.secretSizes {
+                var backendRows = try measure(target: entry.name, backend: entry.name, isLimit: false,
+                                              n: n, size: size, accounts: accounts, services: services) { folder in
+                    StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder),
+                                listWithSecrets: entry.listWithSecrets)
+                }
+                var reference: [Measurement] = []
+                for (i, limit) in entry.limits.enumerated() {
+                    let rows = try measure(target: "\(entry.name) limit: \(limit.name)", backend: entry.name,
+                                           isLimit: true, n: n, size: size, accounts: accounts,
+                                           services: services, make: limit.make)
+                    if i == 0 { reference = rows }
+                    measurements += rows
+                }
+                for index in backendRows.indices {
+                    guard let limit = reference.first(where: { $0.op == backendRows[index].op }) else { continue }
+                    backendRows[index].limitTarget = limit.target
+                    backendRows[index].limitMedianMicros = limit.medianMicros
+                    backendRows[index].ratio = limit.medianMicros > 0
+                        ? backendRows[index].medianMicros / limit.medianMicros : nil
+                }
+                measurements += backendRows
             }
         }
-        cases.removeSubrange(casesBefore...)
+    }
+
+    /// One small untimed pass over every target, so the first timed case does not pay for cold code,
+    /// page faults and the first files.
+    private func warmUp(_ entry: BackendEntry) throws {
+        let n = entry.warmUpItems
+        let accounts = (0..<n).map { "acct-\($0)" }
+        let services = (0..<entry.services).map { "svc-\($0)" }
+        let casesBefore = cases.count
+        defer { cases.removeSubrange(casesBefore...) }
+        _ = try measure(target: entry.name + " (warm-up)", backend: entry.name, isLimit: false, n: n, size: 32,
+                        accounts: accounts, services: services) { folder in
+            StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder),
+                        listWithSecrets: entry.listWithSecrets)
+        }
+        for limit in entry.limits {
+            _ = try measure(target: "\(entry.name) limit: \(limit.name) (warm-up)", backend: entry.name,
+                            isLimit: true, n: n, size: 32, accounts: accounts, services: services, make: limit.make)
+        }
     }
 
     private func measure(target name: String, backend: String, isLimit: Bool, n: Int, size: Int,
@@ -159,7 +183,7 @@ final class Runner {
             itemSecret[0] = UInt8(truncatingIfNeeded: i)
             itemSecret[itemSecret.count - 1] = UInt8(truncatingIfNeeded: i >> 8)
             let start = monotonicNanoseconds()
-            try target.add(service: services[i % 100], account: accounts[i], secret: itemSecret)
+            try target.add(service: services[i % services.count], account: accounts[i], secret: itemSecret)
             times[i] = monotonicNanoseconds() - start
         }
         record(.add, times)
@@ -171,7 +195,7 @@ final class Runner {
         for _ in 0..<options.lookupSamples {
             let i = Int.random(in: 0..<n, using: &generator)
             let start = monotonicNanoseconds()
-            let got = try target.lookup(service: services[i % 100], account: accounts[i])
+            let got = try target.lookup(service: services[i % services.count], account: accounts[i])
             times.append(monotonicNanoseconds() - start)
             guard got == size else { throw BenchFailure("\(title): lookup returned \(got) bytes, not \(size).") }
         }
@@ -181,11 +205,11 @@ final class Runner {
         progress.say("\(title): list")
         times = []
         for _ in 0..<options.listSamples {
-            let s = Int.random(in: 0..<min(100, n), using: &generator)
+            let s = Int.random(in: 0..<min(services.count, n), using: &generator)
             let start = monotonicNanoseconds()
             let got = try target.list(service: services[s])
             times.append(monotonicNanoseconds() - start)
-            let expected = (n - 1 - s) / 100 + 1
+            let expected = (n - 1 - s) / services.count + 1
             guard got == expected else { throw BenchFailure("\(title): list found \(got) items, not \(expected).") }
         }
         record(.list, times)
@@ -196,7 +220,7 @@ final class Runner {
         for _ in 0..<options.writeSamples {
             let i = Int.random(in: 0..<n, using: &generator)
             let start = monotonicNanoseconds()
-            try target.update(service: services[i % 100], account: accounts[i], secret: newSecret)
+            try target.update(service: services[i % services.count], account: accounts[i], secret: newSecret)
             times.append(monotonicNanoseconds() - start)
         }
         record(.update, times)
@@ -207,11 +231,11 @@ final class Runner {
         progress.say("\(title): delete")
         var order = Array(0..<n)
         order.shuffle(using: &generator)
-        let deletions = min(options.writeSamples, n)
+        let deletions = max(1, min(options.writeSamples, n / 2))   // leave items for clear
         times = []
         for i in order.prefix(deletions) {
             let start = monotonicNanoseconds()
-            try target.delete(service: services[i % 100], account: accounts[i])
+            try target.delete(service: services[i % services.count], account: accounts[i])
             times.append(monotonicNanoseconds() - start)
         }
         record(.delete, times)

@@ -29,10 +29,14 @@ struct BenchFailure: Error, CustomStringConvertible {
 final class StoreTarget: BenchTarget {
     private var store: (any SecureStore)?
     private let databasePath: String?
+    private let listReturning: ReturnOptions
 
-    init(_ store: any SecureStore, databasePath: String?) {
+    /// - Parameter listWithSecrets: list returns attributes and secrets (the Secret Service's match-all with
+    ///   secrets), else attributes only.
+    init(_ store: any SecureStore, databasePath: String?, listWithSecrets: Bool = false) {
         self.store = store
         self.databasePath = databasePath
+        listReturning = listWithSecrets ? [.attributes, .data] : .attributes
     }
 
     private func open() throws -> any SecureStore {
@@ -55,9 +59,12 @@ final class StoreTarget: BenchTarget {
     }
 
     func list(service: String) throws -> Int {
-        let query = ItemQuery(.genericPassword, [.service: .string(service)], limit: .all, returning: .attributes)
+        let query = ItemQuery(.genericPassword, [.service: .string(service)], limit: .all, returning: listReturning)
         let items = try open().copyMatching(query).items
         guard items.allSatisfy({ $0.attributes != nil }) else { throw BenchFailure("A list returned no attributes.") }
+        if listReturning.contains(.data) {
+            guard items.allSatisfy({ $0.data != nil }) else { throw BenchFailure("A list returned no secrets.") }
+        }
         return items.count
     }
 

@@ -27,11 +27,19 @@ do {
     FileHandle.standardError.write(Data("\nsecurestore-bench failed: \(error)\n".utf8))
     exit(1)
 }
+var peers: PeerResults? = nil
+if options.peers {
+    var results = Peers.run(options: options, folder: runner.root, progress: runner.progress)
+    runner.progress.finish()
+    Peers.compare(&results, with: runner.measurements)
+    peers = results
+}
 let duration = Double(monotonicNanoseconds() - started) / 1e9
 
-let verdicts = Report.evaluate(entries, runner.measurements)
+let verdicts = Report.evaluate(entries, runner.measurements, failures: runner.failures, peers: peers)
 let command = (["securestore-bench"] + arguments).joined(separator: " ")
-let markdown = Report.markdown(runner.measurements, runner.cases, verdicts, machine: machine, command: command)
+let markdown = Report.markdown(runner.measurements, runner.cases, verdicts, failures: runner.failures, peers: peers,
+                               machine: machine, command: command)
     + String(format: "\nTotal time %.0f s.\n", duration)
 print(markdown)
 
@@ -41,11 +49,12 @@ do {
     }
     if let path = options.jsonPath {
         let results = Results(machine: machine, date: ISO8601DateFormatter().string(from: Date()), quick: options.quick,
-                              counts: options.counts, secretSizes: options.secretSizes,
+                              counts: options.counts, secretServiceCounts: options.secretServiceCounts,
+                              secretSizes: options.secretSizes,
                               samples: ["lookup": options.lookupSamples, "list": options.listSamples,
                                         "update": options.writeSamples, "delete": options.writeSamples],
                               durationSeconds: duration, measurements: runner.measurements, cases: runner.cases,
-                              goals: verdicts)
+                              goals: verdicts, failures: runner.failures + (peers?.failures ?? []), peers: peers)
         try Report.json(results).write(to: URL(fileURLWithPath: path))
     }
     if let path = options.chartPath {
@@ -54,4 +63,11 @@ do {
 } catch {
     FileHandle.standardError.write(Data("securestore-bench could not write its output: \(error)\n".utf8))
     exit(1)
+}
+// Some rows could not be measured (e.g. no session bus for the Secret Service): everything above was still
+// written, and the status says the run is partial.
+let partial = !runner.failures.isEmpty || !(peers?.failures.isEmpty ?? true)
+if partial {
+    FileHandle.standardError.write(Data("securestore-bench: some rows were not measured (see \"Not measured\"); exit status 3.\n".utf8))
+    exit(3)
 }
