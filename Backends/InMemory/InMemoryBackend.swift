@@ -72,6 +72,10 @@ public final class InMemoryBackend: StorageBackend {
                 return entries[ref].map { [$0.record] } ?? []
             }
             var hits: [Entry] = []
+            if let keys = filter.uniqueKeys, keys.count == 1 {   // a full-key lookup: one probe, one array
+                guard let ref = byKey[keys[0]], let entry = entries[ref] else { return [] }
+                return [entry.record]
+            }
             if let keys = filter.uniqueKeys {
                 for key in keys {
                     if let ref = byKey[key], let entry = entries[ref] { hits.append(entry) }

@@ -152,6 +152,17 @@ enum Report {
             out += String(format: "%.1f | %.1f", Double(c.peakRSSBytes) / 1_048_576, Double(c.rssGrowthBytes) / 1_048_576)
             out += " | \(perItem) |\n"
         }
+        let writeRows = measurements.filter { $0.writtenBytesPerOp != nil && [.add, .update, .delete].contains($0.op) }
+        if !writeRows.isEmpty {
+            out += "\n### Writes per operation\n\n"
+            out += "Bytes this process passed to write calls (`wchar` of /proc/self/io: WAL frames and headers) and "
+            out += "write calls, per operation; each write transaction is also one fdatasync of the WAL.\n\n"
+            out += "| target | N | secret | op | KiB written/op | write calls/op |\n|---|---:|---:|---|---:|---:|\n"
+            for m in writeRows {
+                out += "| \(m.target) | \(m.n) | \(size(m.secretBytes)) | \(m.op.rawValue) | "
+                out += String(format: "%.1f | %.1f |\n", (m.writtenBytesPerOp ?? 0) / 1024, m.writeCallsPerOp ?? 0)
+            }
+        }
         if let peers {
             out += "\n### Peers\n\n"
             let versions = peers.versions.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

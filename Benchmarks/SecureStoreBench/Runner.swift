@@ -31,6 +31,9 @@ struct Measurement: Codable {
     let opsPerSecond: Double
     /// Clear only: the one timing in milliseconds (median/p99 are then µs per item).
     let totalMillis: Double?
+    /// Bytes passed to write calls per operation, and write calls per operation (targets with files).
+    var writtenBytesPerOp: Double? = nil
+    var writeCallsPerOp: Double? = nil
     /// Backend rows: the reference limit and backend median / limit median.
     var limitTarget: String? = nil
     var limitMedianMicros: Double? = nil
@@ -160,17 +163,28 @@ final class Runner {
         let before = ResidentMemory.current().resident
         let target = try make(folder)
         defer { target.close() }
+        let isFileBacked = try target.storageBytes() != nil
 
         var generator = SplitMix64(seed: UInt64(n) &* 1_000_003 &+ UInt64(size))
         let secret = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let newSecret = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let title = "\(name) N=\(n) \(size) B"
         var rows: [Measurement] = []
+        var writes = WriteCounters.read()
+        /// Write counters since the last call, per operation (only for targets with files).
+        func written(_ count: Int) -> (bytes: Double?, calls: Double?) {
+            let now = WriteCounters.read()
+            defer { writes = now }
+            guard isFileBacked, count > 0, let before = writes, let now else { return (nil, nil) }
+            return (Double(now.bytes - before.bytes) / Double(count), Double(now.calls - before.calls) / Double(count))
+        }
         func record(_ op: Op, _ times: [UInt64], total: Double? = nil) {
             let s = Summary(nanoseconds: times)
-            rows.append(Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: op,
-                                    samples: s.samples, medianMicros: s.medianMicros, p99Micros: s.p99Micros,
-                                    opsPerSecond: s.opsPerSecond, totalMillis: total))
+            var m = Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: op,
+                                samples: s.samples, medianMicros: s.medianMicros, p99Micros: s.p99Micros,
+                                opsPerSecond: s.opsPerSecond, totalMillis: total)
+            (m.writtenBytesPerOp, m.writeCallsPerOp) = written(times.count)
+            rows.append(m)
         }
 
         // add: fill N items.
@@ -226,6 +240,7 @@ final class Runner {
         record(.update, times)
 
         let storage = try target.storageBytes()
+        _ = written(0)   // the checkpoint's writes are no operation's
 
         // delete distinct items.
         progress.say("\(title): delete")
@@ -247,10 +262,11 @@ final class Runner {
         try target.clear()
         let elapsed = monotonicNanoseconds() - start
         let perItem = remaining > 0 ? elapsed / UInt64(remaining) : elapsed
-        let clear = Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: .clear,
+        var clear = Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: .clear,
                                 samples: 1, medianMicros: Double(perItem) / 1_000, p99Micros: Double(perItem) / 1_000,
                                 opsPerSecond: elapsed > 0 ? Double(remaining) * 1e9 / Double(elapsed) : 0,
                                 totalMillis: Double(elapsed) / 1e6)
+        (clear.writtenBytesPerOp, clear.writeCallsPerOp) = written(max(1, remaining))
         rows.append(clear)
 
         cases.append(CaseResult(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size,

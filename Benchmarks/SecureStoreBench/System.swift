@@ -143,3 +143,20 @@ struct Progress {
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
+
+/// This process's write counters (`/proc/self/io`): bytes handed to write calls and how many calls. Read
+/// around each timed phase, they show how much a target writes per operation (WAL frames for SQLite).
+enum WriteCounters {
+    static func read() -> (bytes: Int, calls: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        var bytes: Int? = nil, calls: Int? = nil
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":")
+            guard parts.count == 2, let value = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
+            if parts[0] == "wchar" { bytes = value }
+            if parts[0] == "syscw" { calls = value }
+        }
+        guard let bytes, let calls else { return nil }
+        return (bytes, calls)
+    }
+}

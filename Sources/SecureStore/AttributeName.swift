@@ -23,15 +23,22 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     /// The kind of value the attribute holds.
     public let kind: AttributeKind
 
+    /// The code's bytes folded into an integer (FNV-1a), hashed instead of the string: attribute
+    /// dictionaries are probed on every query.
+    private let codeHash: UInt64
+
     init(_ code: String, _ name: String, _ kind: AttributeKind) {
         self.code = code
         self.name = name
         self.kind = kind
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in code.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        codeHash = h
     }
 
-    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.code == b.code }
+    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.codeHash == b.codeHash && a.code == b.code }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(codeHash) }
     public var description: String { "\(name) (\(code))" }
 
     // Every class.
@@ -115,19 +122,25 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     static func attributes(of itemClass: ItemClass) -> Set<AttributeName> { perClass[itemClass] ?? [] }
 
     static func uniqueness(of itemClass: ItemClass) -> [AttributeName] {
+        // Built once: this runs on every query and every record.
         switch itemClass {
-        case .genericPassword:
-            [.account, .service, .accessGroup, .synchronizable]
-        case .internetPassword:
-            [.account, .securityDomain, .server, .protocol, .authenticationType, .port, .path, .accessGroup,
-             .synchronizable]
-        case .certificate, .identity:
-            [.certificateType, .issuer, .serialNumber, .accessGroup, .synchronizable]
-        case .key:
-            [.keyClass, .keyType, .applicationLabel, .applicationTag, .keySizeInBits, .effectiveKeySize, .creator,
-             .accessGroup, .synchronizable]
+        case .genericPassword: genericPasswordKey
+        case .internetPassword: internetPasswordKey
+        case .certificate, .identity: certificateKey
+        case .key: keyKey
         }
     }
+    private static let genericPasswordKey: [AttributeName] = [.account, .service, .accessGroup, .synchronizable]
+    private static let internetPasswordKey: [AttributeName] = [
+        .account, .securityDomain, .server, .protocol, .authenticationType, .port, .path, .accessGroup, .synchronizable,
+    ]
+    private static let certificateKey: [AttributeName] = [
+        .certificateType, .issuer, .serialNumber, .accessGroup, .synchronizable,
+    ]
+    private static let keyKey: [AttributeName] = [
+        .keyClass, .keyType, .applicationLabel, .applicationTag, .keySizeInBits, .effectiveKeySize, .creator,
+        .accessGroup, .synchronizable,
+    ]
 
     /// Every attribute any class defines (the key class's `keyType` is the same attribute as `type`).
     public static let all: [AttributeName] = {

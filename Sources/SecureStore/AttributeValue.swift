@@ -90,6 +90,16 @@ extension AttributeName {
     }
 
     /// The value an item has for this attribute when it was never set: empty text/data, 0, false.
+    /// Whether `normalize(value)` would return `value` unchanged without checking it further (then it
+    /// cannot throw either).
+    func isNormal(_ value: AttributeValue) -> Bool {
+        switch (kind, value) {
+        case (.text, .string), (.text, .data), (.data, .string), (.data, .data): self != .accessible
+        case (.number, .number), (.bool, .bool), (.date, .date): true
+        default: false
+        }
+    }
+
     public var defaultValue: AttributeValue? {
         switch kind {
         case .text: .string("")

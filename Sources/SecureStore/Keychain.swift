@@ -6,6 +6,8 @@ import Foundation
 public final class Keychain<Backend: StorageBackend>: SecureStore {
     public let backend: Backend
     public let configuration: StoreConfiguration
+    /// `configuration.accessGroups` as a set, built once (every query reads it).
+    private let accessGroupSet: Set<String>
 
     /// - Throws: `param` when the configuration has no access group or an empty one.
     public init(backend: Backend, configuration: StoreConfiguration = StoreConfiguration()) throws(SecureStoreError) {
@@ -14,6 +16,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         }
         self.backend = backend
         self.configuration = configuration
+        accessGroupSet = Set(configuration.accessGroups)
     }
 
     public var storeDescription: String { backend.backendDescription }
@@ -136,6 +139,18 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     private func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
+        // Fast path: every attribute is defined for the class, already in its normal form, and no access
+        // group is named: the input is returned as it is (no sorting, no copy). Anything else takes the
+        // ordered path below, which reports errors in a fixed order.
+        if attributes[.accessGroup] == nil {
+            let defined = itemClass.map { $0.attributes }
+            var plain = true
+            for (name, value) in attributes {
+                if let defined, !defined.contains(name) { plain = false; break }
+                if !name.isNormal(value) { plain = false; break }
+            }
+            if plain { return attributes }
+        }
         let names = attributes.keys.sorted()
         if let itemClass {
             let defined = itemClass.attributes
@@ -225,7 +240,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
                     "A persistent reference identifies one item by itself; remove the other attributes from the query.")
             }
             return PreparedQuery(itemClass: query.itemClass, attributes: [], synchronizable: nil,
-                                 groups: Set(configuration.accessGroups), caseInsensitive: false,
+                                 groups: accessGroupSet, caseInsensitive: false,
                                  filter: RecordFilter(itemClass: query.itemClass, persistentRef: ref))
         }
         guard let itemClass = query.itemClass else {
@@ -248,8 +263,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         var filter = RecordFilter(itemClass: itemClass)
         if !query.caseInsensitive {
             filter.equalities = attributes
-            let key = itemClass.uniquenessKey.filter { $0 != .accessGroup && $0 != .synchronizable }
-            if key.allSatisfy({ attributes[$0] != nil }) {
+            if itemClass.uniquenessKey.allSatisfy({ $0 == .accessGroup || $0 == .synchronizable || attributes[$0] != nil }) {
                 let syncs: [Bool] = synchronizable.map { [$0] } ?? [false, true]
                 var keys: [UniqueKey] = []
                 for group in groups {
@@ -263,7 +277,8 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             }
         }
         return PreparedQuery(itemClass: itemClass, attributes: attributes.sorted { $0.key < $1.key },
-                             synchronizable: synchronizable, groups: Set(groups),
+                             synchronizable: synchronizable,
+                             groups: groups == configuration.accessGroups ? accessGroupSet : Set(groups),
                              caseInsensitive: query.caseInsensitive, filter: filter)
     }
 
@@ -296,14 +311,24 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         switch kind {
         case .text:
             if caseInsensitive, let x = a.text, let y = b.text { return x.lowercased() == y.lowercased() }
-            return a.bytes == b.bytes
+            return sameBytes(a, b)
         case .data:
-            return a.bytes == b.bytes
+            return sameBytes(a, b)
         case .number, .bool:
             return a.integer == b.integer
         case .date:
             if case .date(let x) = a, case .date(let y) = b { return x == y }
             return false
+        }
+    }
+
+    /// `a.bytes == b.bytes` without building arrays.
+    static func sameBytes(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.data(let x), .data(let y)): return x == y
+        case (.string(let x), .data(let y)), (.data(let y), .string(let x)): return x.utf8.elementsEqual(y)
+        default: return a.bytes == b.bytes
         }
     }
 

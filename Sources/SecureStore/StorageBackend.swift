@@ -24,6 +24,12 @@ public struct UniqueKey: Hashable, Sendable {
         }
         bytes = out
     }
+
+    public static func == (a: UniqueKey, b: UniqueKey) -> Bool { a.bytes == b.bytes }
+    /// The bytes in one block (the derived hash combines them one at a time).
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
 }
 
 /// One stored item, as the core hands it to a backend and gets it back.

@@ -87,9 +87,27 @@ public final class SQLiteBackend: StorageBackend {
 
         public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
             let row = connection.sealer.seal(record)
-            try connection.db.query(
-                "UPDATE items SET cls = ?, ukey = ?, svc = ?, acct = ?, blob = ? WHERE ref = ?",
-                [.integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)])
+            // Only the columns whose blind index changed are written: SQLite rewrites the entry of every index
+            // whose column is in the SET list, even when the value is the same (an update of the secret alone
+            // touches the blob and no index).
+            let current = try connection.db.query("SELECT cls, ukey, svc, acct FROM items WHERE ref = ?", [.blob(row.ref)])
+            guard current.count == 1, current[0].count == 4 else {
+                throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
+            }
+            let old = current[0]
+            var columns = "blob = ?"
+            var values: [SQLValue] = [.blob(row.blob)]
+            if case .integer(let cls) = old[0], cls == row.cls {} else {
+                columns += ", cls = ?"
+                values.append(.integer(row.cls))
+            }
+            for (index, name, new) in [(1, "ukey", row.ukey), (2, "svc", row.svc), (3, "acct", row.acct)] {
+                if case .blob(let stored) = old[index], stored == new { continue }
+                columns += ", \(name) = ?"
+                values.append(.blob(new))
+            }
+            values.append(.blob(row.ref))
+            try connection.db.query("UPDATE items SET " + columns + " WHERE ref = ?", values)
             guard connection.db.changes == 1 else {
                 throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
             }
@@ -102,6 +120,12 @@ public final class SQLiteBackend: StorageBackend {
         }
 
         public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
+            // Every class: one unconditioned DELETE, which SQLite runs as a truncation of the table and its
+            // indexes (no per-row index maintenance).
+            if classes == Set(ItemClass.allCases) {
+                try connection.db.query("DELETE FROM items")
+                return connection.db.changes
+            }
             var removed = 0
             for cls in classes.sorted(by: { $0.rawValue < $1.rawValue }) {
                 try connection.db.query("DELETE FROM items WHERE cls = ?", [.integer(RecordSealer.classNumber(cls))])
