@@ -102,33 +102,45 @@ final class Runner {
 
     func recordFailure(_ failure: Failure) { failures.append(failure) }
 
+    /// The backend and its limits, as (name, is a limit, maker).
+    private func targets(_ entry: BackendEntry, suffix: String = "") -> [TargetSpec] {
+        var specs = [TargetSpec(name: entry.name + suffix, isLimit: false) { folder in
+            StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder),
+                        listWithSecrets: entry.listWithSecrets)
+        }]
+        for limit in entry.limits {
+            specs.append(TargetSpec(name: "\(entry.name) limit: \(limit.name)" + suffix, isLimit: true, make: limit.make))
+        }
+        return specs
+    }
+
+    /// Interleaved (every phase alternates between the backend and its limits in chunks, so a slow spell of
+    /// the disk or CPU hits all of them alike), or one target after the other.
+    private func groups(_ specs: [TargetSpec], _ entry: BackendEntry) -> [[TargetSpec]] {
+        entry.interleave ? [specs] : specs.map { [$0] }
+    }
+
     private func run(_ entry: BackendEntry) throws {
         try warmUp(entry)
         let services = (0..<entry.services).map { "svc-\($0)" }
         for n in entry.counts(options) {
             let accounts = (0..<n).map { "acct-\($0)" }
             for size in options.secretSizes {
-                var backendRows = try measure(target: entry.name, backend: entry.name, isLimit: false,
-                                              n: n, size: size, accounts: accounts, services: services) { folder in
-                    StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder),
-                                listWithSecrets: entry.listWithSecrets)
+                var rows: [Measurement] = []
+                for group in groups(targets(entry), entry) {
+                    rows += try measure(group, backend: entry.name, n: n, size: size, accounts: accounts,
+                                        services: services)
                 }
-                var reference: [Measurement] = []
-                for (i, limit) in entry.limits.enumerated() {
-                    let rows = try measure(target: "\(entry.name) limit: \(limit.name)", backend: entry.name,
-                                           isLimit: true, n: n, size: size, accounts: accounts,
-                                           services: services, make: limit.make)
-                    if i == 0 { reference = rows }
-                    measurements += rows
+                let referenceName = entry.limits.first.map { "\(entry.name) limit: \($0.name)" }
+                let reference = rows.filter { $0.target == referenceName }
+                for index in rows.indices where !rows[index].isLimit {
+                    guard let limit = reference.first(where: { $0.op == rows[index].op }) else { continue }
+                    rows[index].limitTarget = limit.target
+                    rows[index].limitMedianMicros = limit.medianMicros
+                    rows[index].ratio = limit.medianMicros > 0 ? rows[index].medianMicros / limit.medianMicros : nil
                 }
-                for index in backendRows.indices {
-                    guard let limit = reference.first(where: { $0.op == backendRows[index].op }) else { continue }
-                    backendRows[index].limitTarget = limit.target
-                    backendRows[index].limitMedianMicros = limit.medianMicros
-                    backendRows[index].ratio = limit.medianMicros > 0
-                        ? backendRows[index].medianMicros / limit.medianMicros : nil
-                }
-                measurements += backendRows
+                // Limits first, then the backend row (the tables list them so).
+                measurements += rows.filter(\.isLimit) + rows.filter { !$0.isLimit }
             }
         }
     }
@@ -141,139 +153,203 @@ final class Runner {
         let services = (0..<entry.services).map { "svc-\($0)" }
         let casesBefore = cases.count
         defer { cases.removeSubrange(casesBefore...) }
-        _ = try measure(target: entry.name + " (warm-up)", backend: entry.name, isLimit: false, n: n, size: 32,
-                        accounts: accounts, services: services) { folder in
-            StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder),
-                        listWithSecrets: entry.listWithSecrets)
-        }
-        for limit in entry.limits {
-            _ = try measure(target: "\(entry.name) limit: \(limit.name) (warm-up)", backend: entry.name,
-                            isLimit: true, n: n, size: 32, accounts: accounts, services: services, make: limit.make)
+        for group in groups(targets(entry, suffix: " (warm-up)"), entry) {
+            _ = try measure(group, backend: entry.name, n: n, size: 32, accounts: accounts, services: services)
         }
     }
 
-    private func measure(target name: String, backend: String, isLimit: Bool, n: Int, size: Int,
-                         accounts: [String], services: [String],
-                         make: (_ folder: String) throws -> any BenchTarget) throws -> [Measurement] {
-        let folder = root + "/" + name.map { $0.isLetter || $0.isNumber ? $0 : "-" } + "-\(n)-\(size)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+    /// Operations per turn when targets are interleaved.
+    static let chunk = 25
+
+    /// Times every operation on each target of `group` (interleaved in chunks when the group has several).
+    private func measure(_ group: [TargetSpec], backend: String, n: Int, size: Int,
+                         accounts: [String], services: [String]) throws -> [Measurement] {
+        let title = "\(group.map(\.name).joined(separator: " + ")) N=\(n) \(Report.size(size))"
         ResidentMemory.trim()
         let perCase = ResidentMemory.resetPeak()
-        let before = ResidentMemory.current().resident
-        let target = try make(folder)
-        defer { target.close() }
-        let isFileBacked = try target.storageBytes() != nil
+        var slots: [Slot] = []
+        defer {
+            for slot in slots {
+                slot.target.close()
+                try? FileManager.default.removeItem(atPath: slot.folder)
+            }
+        }
+        for spec in group {
+            let folder = root + "/" + spec.name.map { $0.isLetter || $0.isNumber ? $0 : "-" } + "-\(n)-\(size)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let before = ResidentMemory.current().resident
+            let target = try spec.make(folder)
+            let slot = Slot(spec: spec, folder: folder, target: target, isFileBacked: try target.storageBytes() != nil)
+            slot.rssGrowth = ResidentMemory.current().resident - before
+            slots.append(slot)
+        }
 
         var generator = SplitMix64(seed: UInt64(n) &* 1_000_003 &+ UInt64(size))
         let secret = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let newSecret = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let title = "\(name) N=\(n) \(size) B"
-        var rows: [Measurement] = []
-        var writes = WriteCounters.read()
-        /// Write counters since the last call, per operation (only for targets with files).
-        func written(_ count: Int) -> (bytes: Double?, calls: Double?) {
-            let now = WriteCounters.read()
-            defer { writes = now }
-            guard isFileBacked, count > 0, let before = writes, let now else { return (nil, nil) }
-            return (Double(now.bytes - before.bytes) / Double(count), Double(now.calls - before.calls) / Double(count))
-        }
-        func record(_ op: Op, _ times: [UInt64], total: Double? = nil) {
-            let s = Summary(nanoseconds: times)
-            var m = Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: op,
-                                samples: s.samples, medianMicros: s.medianMicros, p99Micros: s.p99Micros,
-                                opsPerSecond: s.opsPerSecond, totalMillis: total)
-            (m.writtenBytesPerOp, m.writeCallsPerOp) = written(times.count)
-            rows.append(m)
+
+        /// Runs `count` timed operations on every target, `chunk` at a time per target, rotating which target
+        /// goes first; returns each slot's times. `setup` runs untimed before each operation.
+        func phase(_ label: String, count: Int, untimedSetup: ((Int) -> Void)? = nil,
+                   _ op: (any BenchTarget, Int) throws -> Void) throws -> [[UInt64]] {
+            var times = [[UInt64]](repeating: [], count: slots.count)
+            for s in slots.indices { times[s].reserveCapacity(count) }
+            for s in slots.indices { slots[s].markWrites() }
+            var turn = 0
+            var start = 0
+            while start < count {
+                let end = min(count, start + (slots.count > 1 ? Self.chunk : count))
+                if start % 2_000 < Self.chunk || slots.count == 1 {
+                    progress.say("\(title): \(label) \(start)/\(count)")
+                }
+                for k in 0..<slots.count {
+                    let s = (k + turn) % slots.count
+                    let slot = slots[s]
+                    let rssBefore = label == "add" ? ResidentMemory.current().resident : 0
+                    slot.resumeWrites()
+                    for i in start..<end {
+                        untimedSetup?(i)
+                        let t0 = monotonicNanoseconds()
+                        try op(slot.target, i)
+                        times[s].append(monotonicNanoseconds() - t0)
+                    }
+                    slot.pauseWrites()
+                    if label == "add" { slot.rssGrowth += ResidentMemory.current().resident - rssBefore }
+                }
+                turn += 1
+                start = end
+            }
+            return times
         }
 
-        // add: fill N items.
-        var times = [UInt64](repeating: 0, count: n)
-        for i in 0..<n {
-            if i % 2_000 == 0 { progress.say("\(title): add \(i)/\(n)") }
-            // A distinct secret per item (its own buffer, made before the clock starts), so memory and file
-            // figures count every secret.
-            var itemSecret = secret
+        var rows = [[Measurement]](repeating: [], count: slots.count)
+        func record(_ op: Op, _ times: [[UInt64]]) {
+            for s in slots.indices {
+                let summary = Summary(nanoseconds: times[s])
+                var m = Measurement(target: slots[s].spec.name, backend: backend, isLimit: slots[s].spec.isLimit, n: n,
+                                    secretBytes: size, op: op, samples: summary.samples,
+                                    medianMicros: summary.medianMicros, p99Micros: summary.p99Micros,
+                                    opsPerSecond: summary.opsPerSecond, totalMillis: nil)
+                (m.writtenBytesPerOp, m.writeCallsPerOp) = slots[s].writtenPerOp(times[s].count)
+                rows[s].append(m)
+            }
+        }
+
+        // add: fill N items. A distinct secret per item (its own buffer, made before the clock starts), so
+        // memory and file figures count every secret.
+        var itemSecret = secret
+        record(.add, try phase("add", count: n, untimedSetup: { i in
+            itemSecret = secret
             itemSecret[0] = UInt8(truncatingIfNeeded: i)
             itemSecret[itemSecret.count - 1] = UInt8(truncatingIfNeeded: i >> 8)
-            let start = monotonicNanoseconds()
+        }) { target, i in
             try target.add(service: services[i % services.count], account: accounts[i], secret: itemSecret)
-            times[i] = monotonicNanoseconds() - start
-        }
-        record(.add, times)
-        let afterFill = ResidentMemory.current().resident
+        })
 
-        // lookup by full uniqueness key.
-        progress.say("\(title): lookup")
-        times = []
-        for _ in 0..<options.lookupSamples {
-            let i = Int.random(in: 0..<n, using: &generator)
-            let start = monotonicNanoseconds()
+        // lookup by full uniqueness key (the same random items for every target).
+        let lookups = (0..<options.lookupSamples).map { _ in Int.random(in: 0..<n, using: &generator) }
+        record(.lookup, try phase("lookup", count: lookups.count) { target, k in
+            let i = lookups[k]
             let got = try target.lookup(service: services[i % services.count], account: accounts[i])
-            times.append(monotonicNanoseconds() - start)
             guard got == size else { throw BenchFailure("\(title): lookup returned \(got) bytes, not \(size).") }
-        }
-        record(.lookup, times)
+        })
 
         // list every item of one service, with attributes.
-        progress.say("\(title): list")
-        times = []
-        for _ in 0..<options.listSamples {
-            let s = Int.random(in: 0..<min(services.count, n), using: &generator)
-            let start = monotonicNanoseconds()
+        let lists = (0..<options.listSamples).map { _ in Int.random(in: 0..<min(services.count, n), using: &generator) }
+        record(.list, try phase("list", count: lists.count) { target, k in
+            let s = lists[k]
             let got = try target.list(service: services[s])
-            times.append(monotonicNanoseconds() - start)
             let expected = (n - 1 - s) / services.count + 1
             guard got == expected else { throw BenchFailure("\(title): list found \(got) items, not \(expected).") }
-        }
-        record(.list, times)
+        })
 
         // update one item's secret.
-        progress.say("\(title): update")
-        times = []
-        for _ in 0..<options.writeSamples {
-            let i = Int.random(in: 0..<n, using: &generator)
-            let start = monotonicNanoseconds()
+        let updates = (0..<options.writeSamples).map { _ in Int.random(in: 0..<n, using: &generator) }
+        record(.update, try phase("update", count: updates.count) { target, k in
+            let i = updates[k]
             try target.update(service: services[i % services.count], account: accounts[i], secret: newSecret)
-            times.append(monotonicNanoseconds() - start)
-        }
-        record(.update, times)
+        })
 
-        let storage = try target.storageBytes()
-        _ = written(0)   // the checkpoint's writes are no operation's
+        // Storage after the fill and updates (a checkpoint: no operation's writes).
+        var storage: [Int?] = []
+        for slot in slots { storage.append(try slot.target.storageBytes()) }
 
-        // delete distinct items.
-        progress.say("\(title): delete")
+        // delete distinct items (the same ones everywhere), leaving items for clear.
         var order = Array(0..<n)
         order.shuffle(using: &generator)
-        let deletions = max(1, min(options.writeSamples, n / 2))   // leave items for clear
-        times = []
-        for i in order.prefix(deletions) {
-            let start = monotonicNanoseconds()
+        let deletions = Array(order.prefix(max(1, min(options.writeSamples, n / 2))))
+        record(.delete, try phase("delete", count: deletions.count) { target, k in
+            let i = deletions[k]
             try target.delete(service: services[i % services.count], account: accounts[i])
-            times.append(monotonicNanoseconds() - start)
-        }
-        record(.delete, times)
+        })
 
-        // clear the whole store: one timing.
+        // clear the whole store: one timing per target.
         progress.say("\(title): clear")
-        let remaining = n - deletions
-        let start = monotonicNanoseconds()
-        try target.clear()
-        let elapsed = monotonicNanoseconds() - start
-        let perItem = remaining > 0 ? elapsed / UInt64(remaining) : elapsed
-        var clear = Measurement(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size, op: .clear,
-                                samples: 1, medianMicros: Double(perItem) / 1_000, p99Micros: Double(perItem) / 1_000,
-                                opsPerSecond: elapsed > 0 ? Double(remaining) * 1e9 / Double(elapsed) : 0,
-                                totalMillis: Double(elapsed) / 1e6)
-        (clear.writtenBytesPerOp, clear.writeCallsPerOp) = written(max(1, remaining))
-        rows.append(clear)
+        let remaining = n - deletions.count
+        for s in slots.indices {
+            slots[s].markWrites()
+            slots[s].resumeWrites()
+            let start = monotonicNanoseconds()
+            try slots[s].target.clear()
+            let elapsed = monotonicNanoseconds() - start
+            slots[s].pauseWrites()
+            let perItem = remaining > 0 ? elapsed / UInt64(remaining) : elapsed
+            var clear = Measurement(target: slots[s].spec.name, backend: backend, isLimit: slots[s].spec.isLimit, n: n,
+                                    secretBytes: size, op: .clear, samples: 1,
+                                    medianMicros: Double(perItem) / 1_000, p99Micros: Double(perItem) / 1_000,
+                                    opsPerSecond: elapsed > 0 ? Double(remaining) * 1e9 / Double(elapsed) : 0,
+                                    totalMillis: Double(elapsed) / 1e6)
+            (clear.writtenBytesPerOp, clear.writeCallsPerOp) = slots[s].writtenPerOp(max(1, remaining))
+            rows[s].append(clear)
+        }
 
-        cases.append(CaseResult(target: name, backend: backend, isLimit: isLimit, n: n, secretBytes: size,
-                                peakRSSBytes: ResidentMemory.current().peak, peakIsPerCase: perCase,
-                                rssGrowthBytes: afterFill - before, storageBytes: storage,
-                                storageBytesPerItem: storage.map { Double($0) / Double(n) }))
+        let peak = ResidentMemory.current().peak
+        for s in slots.indices {
+            cases.append(CaseResult(target: slots[s].spec.name, backend: backend, isLimit: slots[s].spec.isLimit, n: n,
+                                    secretBytes: size, peakRSSBytes: peak, peakIsPerCase: perCase && slots.count == 1,
+                                    rssGrowthBytes: slots[s].rssGrowth, storageBytes: storage[s],
+                                    storageBytesPerItem: storage[s].map { Double($0) / Double(n) }))
+        }
         progress.say("\(title): done")
-        return rows
+        return rows.flatMap { $0 }
+    }
+}
+
+/// A target to make: a backend or one of its limits.
+struct TargetSpec {
+    let name: String
+    let isLimit: Bool
+    let make: (_ folder: String) throws -> any BenchTarget
+}
+
+/// One live target of a case, with its own write counters (accumulated only while its operations run).
+final class Slot {
+    let spec: TargetSpec
+    let folder: String
+    let target: any BenchTarget
+    let isFileBacked: Bool
+    var rssGrowth = 0
+    private var written = (bytes: 0, calls: 0)
+    private var since: (bytes: Int, calls: Int)? = nil
+
+    init(spec: TargetSpec, folder: String, target: any BenchTarget, isFileBacked: Bool) {
+        self.spec = spec
+        self.folder = folder
+        self.target = target
+        self.isFileBacked = isFileBacked
+    }
+
+    /// Starts a new phase's count.
+    func markWrites() { written = (0, 0) }
+    func resumeWrites() { since = WriteCounters.read() }
+    func pauseWrites() {
+        guard let since, let now = WriteCounters.read() else { return }
+        written.bytes += now.bytes - since.bytes
+        written.calls += now.calls - since.calls
+        self.since = nil
+    }
+    func writtenPerOp(_ count: Int) -> (bytes: Double?, calls: Double?) {
+        guard isFileBacked, count > 0 else { return (nil, nil) }
+        return (Double(written.bytes) / Double(count), Double(written.calls) / Double(count))
     }
 }

@@ -158,6 +158,27 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         }
     }
 
+    /// The attribute whose code has these UTF-8 bytes (for decoders: no string is built on the way).
+    package static func withCode(utf8 bytes: ArraySlice<UInt8>) -> AttributeName? {
+        guard bytes.count == 4 else {
+            return String(validating: bytes, as: UTF8.self).flatMap { byCode[$0] }
+        }
+        var packed: UInt32 = 0
+        for b in bytes { packed = packed << 8 | UInt32(b) }
+        return byPackedCode[packed]
+    }
+
+    /// Four-byte codes packed big-endian into an integer.
+    private static let byPackedCode: [UInt32: AttributeName] = {
+        var table: [UInt32: AttributeName] = [:]
+        for (code, name) in byCode where code.utf8.count == 4 {
+            var packed: UInt32 = 0
+            for b in code.utf8 { packed = packed << 8 | UInt32(b) }
+            table[packed] = name
+        }
+        return table
+    }()
+
     private static let byCode: [String: AttributeName] = Dictionary(all.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
     private static let byName: [String: AttributeName] = {
         var d = Dictionary((all + [.keyType]).map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })

@@ -30,18 +30,18 @@ package enum RecordCodec {
     package static func decode(_ bytes: [UInt8]) -> ItemRecord? {
         var r = Reader(bytes: bytes)
         guard r.byte() == version,
-              let cls = r.chunk().flatMap({ String(bytes: $0, encoding: .utf8) }).flatMap({ ItemClass(rawValue: $0) }),
+              let cls = r.chunk().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
               let ref = r.chunk(), let data = r.chunk(), let count = r.u32()
         else { return nil }
         var attributes: [AttributeName: AttributeValue] = [:]
+        attributes.reserveCapacity(min(Int(count), 64))
         for _ in 0..<count {
-            guard let code = r.chunk().flatMap({ String(bytes: $0, encoding: .utf8) }),
-                  let name = AttributeName(codeOrName: code), let tag = r.byte()
+            guard let code = r.slice(), let name = AttributeName.withCode(utf8: code), let tag = r.byte()
             else { return nil }
             let value: AttributeValue
             switch tag {
             case 1:
-                guard let b = r.chunk(), let s = String(bytes: b, encoding: .utf8) else { return nil }
+                guard let b = r.slice(), let s = String(validating: b, as: UTF8.self) else { return nil }
                 value = .string(s)
             case 2:
                 guard let b = r.chunk() else { return nil }
@@ -63,6 +63,12 @@ package enum RecordCodec {
         guard r.atEnd else { return nil }
         return ItemRecord(persistentRef: PersistentRef(data: Data(ref)), itemClass: cls, attributes: attributes,
                           data: Data(data))
+    }
+
+    /// Valid UTF-8 as a string, else nil (the standard library's validation: much cheaper than Foundation's
+    /// `String(bytes:encoding:)` on every attribute of every record read).
+    private static func utf8(_ bytes: [UInt8]) -> String? {
+        String(validating: bytes, as: UTF8.self)
     }
 
     private static func appendU32(_ out: inout [UInt8], _ n: UInt32) {
@@ -107,9 +113,14 @@ package enum RecordCodec {
         }
 
         mutating func chunk() -> [UInt8]? {
+            slice().map { Array($0) }
+        }
+
+        /// A length-prefixed chunk without copying it.
+        mutating func slice() -> ArraySlice<UInt8>? {
             guard let n = u32(), bytes.count - at >= Int(n) else { return nil }
             defer { at += Int(n) }
-            return Array(bytes[at..<at + Int(n)])
+            return bytes[at..<at + Int(n)]
         }
     }
 }

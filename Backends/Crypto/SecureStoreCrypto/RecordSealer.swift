@@ -117,8 +117,16 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
 
     // MARK: Records
 
+    private static let rowADPrefix = Array("SSrow1".utf8)
+
     private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
-        Array("SSrow1".utf8) + [UInt8(truncatingIfNeeded: cls)] + ref + ukey
+        var ad: [UInt8] = []
+        ad.reserveCapacity(7 + ref.count + ukey.count)
+        ad.append(contentsOf: rowADPrefix)
+        ad.append(UInt8(truncatingIfNeeded: cls))
+        ad.append(contentsOf: ref)
+        ad.append(contentsOf: ukey)
+        return ad
     }
 
     package func seal(_ record: ItemRecord) -> SealedRecord {

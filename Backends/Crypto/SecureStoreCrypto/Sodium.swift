@@ -84,12 +84,15 @@ package enum Sodium {
     /// The plaintext of `sealed`, or nil when it was not sealed with `key` and `ad` (or was altered).
     package static func open(_ sealed: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8]? {
         guard sealed.count >= nonceBytes + tagBytes else { return nil }
-        let nonce = Array(sealed[0..<nonceBytes])
-        let cipher = Array(sealed[nonceBytes...])
-        var out = [UInt8](repeating: 0, count: cipher.count - tagBytes)
+        var out = [UInt8](repeating: 0, count: sealed.count - nonceBytes - tagBytes)
         var written: UInt64 = 0
-        let rc = crypto_aead_xchacha20poly1305_ietf_decrypt(&out, &written, nil, cipher, UInt64(cipher.count),
-                                                            ad, UInt64(ad.count), nonce, key.pointer)
+        // Nonce and ciphertext read in place (no copies).
+        let rc: Int32 = sealed.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return -1 }
+            return crypto_aead_xchacha20poly1305_ietf_decrypt(&out, &written, nil, base + nonceBytes,
+                                                              UInt64(buffer.count - nonceBytes), ad, UInt64(ad.count),
+                                                              base, key.pointer)
+        }
         guard rc == 0 else { return nil }
         return out
     }

@@ -244,10 +244,11 @@ extension SQLiteBackend {
         }
 
         func transaction<T>(writing: Bool, _ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
-            try db.exec(writing ? "BEGIN IMMEDIATE" : "BEGIN")
+            // Cached prepared statements (sqlite3_exec would parse the SQL on every transaction).
+            try db.query(writing ? "BEGIN IMMEDIATE" : "BEGIN")
             do throws(SecureStoreError) {
                 let result = try body()
-                try db.exec("COMMIT")
+                try db.query("COMMIT")
                 return result
             } catch {
                 try? db.exec("ROLLBACK")
