@@ -75,12 +75,22 @@ final class Runner {
 
     init(options: Options) throws {
         self.options = options
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/var/tmp"
-        root = base + "/securestore-bench-\(getpid())"
+        root = Self.scratchPath
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    deinit { removeScratch() }
+
+    /// Removes this run's scratch folder (`exit` runs no deinitializers, so main calls this itself).
+    func removeScratch() { try? FileManager.default.removeItem(atPath: root) }
+
+    /// This process's scratch folder: `$TMPDIR` (else `/var/tmp`, a real disk) + `securestore-bench-PID`.
+    static var scratchPath: String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/var/tmp"
+        return base + "/securestore-bench-\(getpid())"
+    }
+
+    static func removeScratchOfFailedRun() { try? FileManager.default.removeItem(atPath: scratchPath) }
 
     /// Backends (or peers) that could not be measured, with the reason.
     private(set) var failures: [Failure] = []

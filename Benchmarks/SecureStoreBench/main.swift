@@ -25,6 +25,7 @@ do {
     try runner.run(entries)
 } catch {
     FileHandle.standardError.write(Data("\nsecurestore-bench failed: \(error)\n".utf8))
+    Runner.removeScratchOfFailedRun()
     exit(1)
 }
 var peers: PeerResults? = nil
@@ -34,6 +35,7 @@ if options.peers {
     Peers.compare(&results, with: runner.measurements)
     peers = results
 }
+runner.removeScratch()
 let duration = Double(monotonicNanoseconds() - started) / 1e9
 
 let verdicts = Report.evaluate(entries, runner.measurements, failures: runner.failures, peers: peers)
