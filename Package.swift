@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .executable(name: "securestore-bench", targets: ["securestore-bench"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -46,6 +47,11 @@ let package = Package(
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
         .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore"],
                           path: "Backends/SecretService/Probe"),
+
+        .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
+        .target(name: "PostgresStore", dependencies: ["SecureStore", "CLibPQ"],
+                path: "Backends/PostgreSQL/PostgresStore"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
