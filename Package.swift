@@ -53,7 +53,7 @@ let package = Package(
 
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
-        .target(name: "PostgresStore", dependencies: ["SecureStore", "CLibPQ"],
+        .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
 
         // Example program: the seeds' scenario.
