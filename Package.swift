@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
         // Registers this package's backends for selection by name.
-        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore"],
+        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore",
+                                                               "PostgresStore"],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool.
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore"],
@@ -55,6 +56,9 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
+        // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
+        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"],
+                          path: "Backends/PostgreSQL/Worker"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
@@ -75,8 +79,9 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: []),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
-                                                             "SQLiteStore", "SecretServiceStore"]),
+                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"]),
     ]
 )
 
