@@ -153,7 +153,7 @@ struct PostgresStoreTests {
         #expect(add?.message.contains("target_session_attrs=read-write") == true)
         #expect(failure { () throws(SecureStoreError) in _ = try store.delete(ItemQuery(.genericPassword)) }?.code == .readOnly)
         #expect(failure { () throws(SecureStoreError) in _ = try store.clear([.genericPassword]) }?.code == .readOnly)
-        #expect(try writable.copyMatching(ItemQuery(.genericPassword, limit: .all)).items.count == 1)
+        #expect(try writable.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1)
         // A new namespace needs a write: refused the same way.
         #expect(failure { () throws(SecureStoreError) in
             _ = try PostgresStore(url: url, key: .raw(key), namespace: Server.freshNamespace(), passwordEnv: Server.passwordEnv)
@@ -180,7 +180,7 @@ struct PostgresProcessTests {
         #expect(racingLines.filter { $0.hasPrefix("dup ") }.count == 60)
         #expect(problems(racingLines).isEmpty, "\(problems(racingLines))")
         let store = try Server.store(namespace: ns, key: key)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all)).items.count == 120)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 120)
     }
 
     @Test("4 processes running the same mixed sequence leave PostgreSQL exactly as they leave SQLite")

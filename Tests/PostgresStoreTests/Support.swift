@@ -54,26 +54,52 @@ func generic(_ service: String, _ account: String, _ extra: [AttributeName: Attr
     return a
 }
 
-/// Runs a program to completion; stdout goes through a file (no pipe a daemon could inherit).
+/// Runs a program to completion (bounded); stdout goes through a file (no pipe a daemon could inherit).
 func run(_ path: String, _ args: [String], environment extra: [String: String] = [:],
-         removing: [String] = []) throws -> (status: Int32, output: Data) {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-out-\(UUID().uuidString)")
-    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: out) }
-    let handle = try FileHandle(forWritingTo: out)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = args
+         removing: [String] = [], timeout: Duration = .seconds(300)) throws -> (status: Int32, output: Data) {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-out-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: out) }
     var env = ProcessInfo.processInfo.environment
     for (k, v) in extra { env[k] = v }
     for k in removing { env[k] = nil }
-    process.environment = env
-    process.standardOutput = handle
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    try handle.close()
-    return (process.terminationStatus, (try? Data(contentsOf: out)) ?? Data())
+    guard let pid = spawn(path, args, environment: env, stdout: out) else {
+        throw SecureStoreError(.notAvailable, "cannot start \(path)")
+    }
+    let status = reap(pid, timeout: timeout)
+    return (status, (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data())
+}
+
+/// Starts `path` with posix_spawn (not Foundation's `Process`, whose exit monitoring can hang when a daemon
+/// started below inherits its descriptors): stdin from /dev/null, stdout to `stdout` (a file) or /dev/null.
+func spawn(_ path: String, _ args: [String], environment: [String: String], stdout: String?) -> pid_t? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { return nil }
+    return pid
+}
+
+/// Waits for `pid` (killing it after `timeout`); its exit status, or -1 when it was killed or vanished.
+func reap(_ pid: pid_t, timeout: Duration = .seconds(300)) -> Int32 {
+    let deadline = ContinuousClock.now + timeout
+    var status: Int32 = 0
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1 }
+        if r == -1 && errno != EINTR { return -1 }
+        if ContinuousClock.now > deadline {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+            return -1
+        }
+        usleep(10_000)
+    }
 }
 
 /// An executable of this package built next to the test bundle.
@@ -97,31 +123,25 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
 /// A running worker process; its stdout goes to a file, read when it ends.
 final class Worker {
-    let process = Process()
-    let out: URL
-    let handle: FileHandle
+    let pid: pid_t
+    let out: String
 
-    init(_ arguments: [String], environment extra: [String: String] = [:], removing: [String] = []) throws {
-        out = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-worker-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        handle = try FileHandle(forWritingTo: out)
-        process.executableURL = URL(fileURLWithPath: try builtExecutable("securestore-postgres-worker"))
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in extra { env[k] = v }
-        for k in removing { env[k] = nil }
-        process.environment = env
-        process.standardOutput = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+    init(_ arguments: [String]) throws {
+        out = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-worker-\(UUID().uuidString)").path
+        let path = try builtExecutable("securestore-postgres-worker")
+        guard let pid = spawn(path, arguments, environment: ProcessInfo.processInfo.environment, stdout: out) else {
+            throw SecureStoreError(.notAvailable, "cannot start \(path)")
+        }
+        self.pid = pid
     }
 
-    /// Waits for the process to end; returns its output lines.
+    /// Waits for the process to end (at most 5 minutes); returns its output lines.
     func finish() -> [String] {
-        process.waitUntilExit()
-        try? handle.close()
-        let data = (try? Data(contentsOf: out)) ?? Data()
-        try? FileManager.default.removeItem(at: out)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let status = reap(pid)
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data()
+        try? FileManager.default.removeItem(atPath: out)
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        if status != 0 { lines.append("exit \(status)") }
+        return lines
     }
 }

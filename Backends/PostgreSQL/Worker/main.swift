@@ -107,16 +107,14 @@ do {
             say("fatal SECURESTORE_TEST_POSTGRES_CONTROL is not set")
             exit(1)
         }
+        // posix_spawn, not Foundation's Process: the restarted server would inherit Process's exit-monitoring
+        // descriptor, and waitUntilExit would wait for the server to end.
         func server(_ command: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: control)
-            process.arguments = [command]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do { try process.run() } catch { say("fatal \(control) \(command): \(error)"); exit(1) }
-            process.waitUntilExit()
-            say("server \(command) \(process.terminationStatus)")
+            guard let pid = spawn(control, [command], environment: ProcessInfo.processInfo.environment, stdout: nil) else {
+                say("fatal cannot start \(control)")
+                exit(1)
+            }
+            say("server \(command) \(reap(pid))")
         }
         func down(_ what: String, _ body: () throws(SecureStoreError) -> Void) {
             let start = ContinuousClock.now
@@ -148,4 +146,37 @@ do {
 } catch {
     say("fatal \(error)")
     exit(1)
+}
+
+/// Starts `path` with posix_spawn (not Foundation's `Process`, whose exit monitoring can hang when a daemon
+/// started below inherits its descriptors): stdin from /dev/null, stdout to `stdout` (a file) or /dev/null.
+func spawn(_ path: String, _ args: [String], environment: [String: String], stdout: String?) -> pid_t? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
+    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for p in argv + envp { free(p) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { return nil }
+    return pid
+}
+
+/// Waits for `pid` (killing it after `timeout`); its exit status, or -1 when it was killed or vanished.
+func reap(_ pid: pid_t, timeout: Duration = .seconds(300)) -> Int32 {
+    let deadline = ContinuousClock.now + timeout
+    var status: Int32 = 0
+    while true {
+        let r = waitpid(pid, &status, WNOHANG)
+        if r == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1 }
+        if r == -1 && errno != EINTR { return -1 }
+        if ContinuousClock.now > deadline {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+            return -1
+        }
+        usleep(10_000)
+    }
 }
