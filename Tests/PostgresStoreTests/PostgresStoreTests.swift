@@ -161,6 +161,45 @@ struct PostgresStoreTests {
     }
 }
 
+@Suite("PostgreSQL store, timeouts")
+struct PostgresTimeoutTests {
+    @Test("a writer blocked by another session's lock fails with io after the statement timeout, and works after")
+    func blockedWriter() throws {
+        let ns = Server.freshNamespace("lock"), key = randomKey()
+        let store = try PostgresStore(url: Server.url(), key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv,
+                                      statementTimeout: .seconds(1))
+        // Another client holds the namespace's writer lock for 4 s.
+        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
+            "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('securestore namespace \(ns)', 0)); SELECT pg_sleep(4); COMMIT;"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
+            stdout: nil) else {
+            Issue.record("cannot start psql")
+            return
+        }
+        defer { _ = reap(holder, timeout: .seconds(30)) }
+        // Wait until the lock is held.
+        var held = false
+        for _ in 0..<100 where !held {
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"])
+            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
+            if !held { usleep(50_000) }
+        }
+        #expect(held)
+        let start = ContinuousClock.now
+        let blocked = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data()), returning: [])
+        }
+        let waited = ContinuousClock.now - start
+        #expect(blocked?.code == .io, "\(String(describing: blocked))")
+        #expect(waited < .seconds(3), "bounded by the 1 s timeout: \(waited)")
+        _ = reap(holder, timeout: .seconds(30))
+        try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data("x".utf8)), returning: [])
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).items.first?.data
+                == Data("x".utf8))
+    }
+}
+
 @Suite("PostgreSQL store, several processes", .serialized)
 struct PostgresProcessTests {
     func okCount(_ lines: [String]) -> Int { lines.filter { $0.hasPrefix("ok ") }.count }
