@@ -69,7 +69,7 @@ let package = Package(
         // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium).
         .executableTarget(name: "securestore-bench",
                           dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore",
-                                         "CSQLite", "CSodium"],
+                                         "CSQLite", "CSodium", "PostgresStore", "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench"),
 
         // Tests.

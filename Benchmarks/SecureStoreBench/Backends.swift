@@ -36,7 +36,7 @@ struct Goal: Sendable {
 }
 
 extension BackendEntry {
-    static let all: [BackendEntry] = [memory, sqlite]
+    static let all: [BackendEntry] = [memory, sqlite] + postgresEntries   // postgres: see PostgresBench.swift
 
     static let memory = BackendEntry(
         name: "memory",
