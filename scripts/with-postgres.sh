@@ -68,7 +68,7 @@ for attempt in 1 2 3 4 5; do
 exec </dev/null >>"$log" 2>&1
 case "\${1:-}" in
   start)  exec ${as_owner[*]} "$bin/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-            -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$base/sock -c fsync=off" start ;;
+            -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$base/sock -c fsync=${SECURESTORE_POSTGRES_FSYNC:-off}" start ;;
   stop)   exec ${as_owner[*]} "$bin/pg_ctl" -D "$data" -m fast -w -t 60 stop ;;
   status) exec ${as_owner[*]} "$bin/pg_ctl" -D "$data" status ;;
   *) echo "usage: \$0 start|stop|status" >&2; exit 2 ;;

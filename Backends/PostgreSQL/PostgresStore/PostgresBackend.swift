@@ -176,8 +176,8 @@ public final class PostgresBackend: StorageBackend {
                             CONSTRAINT securestore_items_ukey UNIQUE (namespace, ukey),
                             CONSTRAINT securestore_items_ref UNIQUE (namespace, ref));
                         CREATE INDEX IF NOT EXISTS securestore_items_cls ON securestore_items(namespace, cls, id);
-                        CREATE INDEX IF NOT EXISTS securestore_items_svc ON securestore_items(namespace, svc);
-                        CREATE INDEX IF NOT EXISTS securestore_items_acct ON securestore_items(namespace, acct);
+                        CREATE INDEX IF NOT EXISTS securestore_items_svc ON securestore_items(namespace, svc, cls, id);
+                        CREATE INDEX IF NOT EXISTS securestore_items_acct ON securestore_items(namespace, acct, cls, id);
                         """)
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 }
