@@ -97,6 +97,51 @@ struct PostgresStoreTests {
         }?.code == .duplicateItem)
     }
 
+    @Test("a multi-host URL with target_session_attrs=read-write skips a dead host")
+    func multiHost() throws {
+        let url = try Server.url()
+        let failover = url.replacingOccurrences(of: "@127.0.0.1:", with: "@127.0.0.1:1,127.0.0.1:")
+            + "?target_session_attrs=read-write"
+        #expect(failover != url + "?target_session_attrs=read-write")
+        let ns = Server.freshNamespace(), key = randomKey()
+        let store = try Server.store(namespace: ns, key: key, url: failover)
+        try store.add(NewItem(.genericPassword, generic("m", "h"), data: Data("x".utf8)), returning: [])
+        #expect(try Server.store(namespace: ns, key: key).copyMatching(
+            ItemQuery(.genericPassword, generic("m", "h"), returning: .data)).items.first?.data == Data("x".utf8))
+    }
+
+    @Test("the schema lives in the URL's search_path and is versioned: a newer version is refused")
+    func schemaVersion() throws {
+        let schema = "v\(UInt64.random(in: 0...UInt64.max))"
+        _ = try Server.psql(["-c", "CREATE SCHEMA \(schema)"])
+        let url = try Server.url() + "?options=-csearch_path%3D\(schema)"
+        let key = randomKey()
+        let store = try Server.store(namespace: "ns", key: key, url: url)
+        try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data()), returning: [])
+        let version = try Server.psql(["-At", "-c", "SELECT version FROM \(schema).securestore_schema"])
+        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        _ = try Server.psql(["-c", "UPDATE \(schema).securestore_schema SET version = 99"])
+        let newer = failure { () throws(SecureStoreError) in _ = try Server.store(namespace: "ns", key: key, url: url) }
+        #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
+    }
+
+    @Test("a row altered on the server is detected: decode error, no wrong data")
+    func tamper() throws {
+        let ns = Server.freshNamespace("tamper")
+        let store = try Server.store(namespace: ns, key: randomKey())
+        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
+        try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
+        // Swap the two sealed blobs: each is intact but bound to the other row.
+        _ = try Server.psql(["-c", """
+            UPDATE securestore_items i SET blob = o.blob FROM securestore_items o
+            WHERE i.namespace = '\(ns)' AND o.namespace = '\(ns)' AND i.id <> o.id
+            """])
+        let swapped = failure { () throws(SecureStoreError) in
+            _ = try store.copyMatching(ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+        }
+        #expect(swapped?.code == .decode, "\(String(describing: swapped))")
+    }
+
     @Test("a password in the URL is refused without echoing it; a missing password variable is named")
     func passwords() throws {
         let url = try Server.url()
