@@ -70,6 +70,7 @@ final class RawLibPQLimit: BenchTarget {
     private let table: String
     private let namespace = "bench"
     private let transactions: Bool
+    private let lockKey = PostgresBackend.advisoryLockKey(namespace: "bench")
     private var key = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
     private var indexKey = [UInt8](repeating: 0, count: 32)
 
@@ -236,10 +237,8 @@ final class RawLibPQLimit: BenchTarget {
 
     private func write<T>(_ body: () throws -> T) throws -> T {
         guard transactions else { return try body() }
-        try exec("BEGIN")
+        try exec("BEGIN; SELECT pg_advisory_xact_lock(\(lockKey))")
         do {
-            try run("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [Array("securestore namespace bench".utf8)],
-                    types: [Self.text])
             let result = try body()
             try exec("COMMIT")
             return result

@@ -73,7 +73,7 @@ struct PostgresStoreTests {
             #expect(dump.range(of: Data(hex(Data(marker.utf8)).utf8)) == nil, "\(marker) is there as hex")
         }
         let columns = String(decoding: try Server.psql(["-At", "-c",
-            "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items'"]),
+            "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
             as: UTF8.self)
         #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
                 == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea")
@@ -85,7 +85,7 @@ struct PostgresStoreTests {
         let store = try Server.store(namespace: ns, key: randomKey())
         try store.add(NewItem(.genericPassword, generic("u", "v"), data: Data()), returning: [])
         let dup = try Server.psql(["-At", "-c",
-            "SELECT count(*) FROM pg_indexes WHERE tablename = 'securestore_items' AND indexdef LIKE 'CREATE UNIQUE INDEX%(namespace, ukey)'"])
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'securestore_items' AND schemaname = current_schema() AND indexdef LIKE 'CREATE UNIQUE INDEX%(namespace, ukey)'"])
         #expect(String(decoding: dup, as: UTF8.self).hasPrefix("1"))
         // The row copied under a new id and ref: the unique index refuses it.
         let copy = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", try Server.url(), "-c",
@@ -215,7 +215,7 @@ struct PostgresTimeoutTests {
                                       statementTimeout: .seconds(1))
         // Another client holds the namespace's writer lock for 4 s.
         guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
-            "BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('securestore namespace \(ns)', 0)); SELECT pg_sleep(4); COMMIT;"],
+            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresBackend.advisoryLockKey(namespace: ns))); SELECT pg_sleep(4); COMMIT;"],
             environment: ProcessInfo.processInfo.environment.merging(
                 ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
             stdout: nil) else {

@@ -22,7 +22,7 @@ public final class PostgresBackend: StorageBackend {
     private let passwordEnv: String?
     private let options: PostgresConnection.Options
     private let sealer: RecordSealer
-    private let lockName: String
+    private let lockKey: Int64
     private let state: Mutex<Session>
 
     /// Opens the store in `namespace` at `url` with `key`, creating the schema and the namespace on first use.
@@ -50,7 +50,7 @@ public final class PostgresBackend: StorageBackend {
         self.target = target
         self.namespace = namespace
         self.passwordEnv = passwordEnv
-        self.lockName = "securestore namespace " + namespace
+        self.lockKey = Self.advisoryLockKey(namespace: namespace)
         var options = PostgresConnection.Options()
         options.connectTimeoutSeconds = Int(max(2, connectTimeout.components.seconds))
         options.statementTimeoutMilliseconds = Int(clamping: statementTimeout.components.seconds * 1000
@@ -59,7 +59,7 @@ public final class PostgresBackend: StorageBackend {
 
         let connection = try Self.connect(url: url, passwordEnv: passwordEnv, options: options)
         try Self.ensureSchema(connection)
-        sealer = try Self.openNamespace(connection, namespace: namespace, lockName: lockName, key: key,
+        sealer = try Self.openNamespace(connection, namespace: namespace, lockKey: lockKey, key: key,
                                         cost: passphraseCost)
         state = Mutex(Session(connection: connection))
     }
@@ -105,17 +105,20 @@ public final class PostgresBackend: StorageBackend {
                 session.connection = connection
                 reused = false
             }
+            // A writer begins and takes its namespace's lock in one round trip.
             do throws(SecureStoreError) {
-                try connection.execute(writing ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                try connection.execute(writing ? "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey))"
+                                               : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             } catch {
-                session.connection = nil
+                if connection.isOpen, connection.inTransaction, error.code != .notAvailable {
+                    do throws(SecureStoreError) { try connection.execute("ROLLBACK") } catch { session.connection = nil }
+                } else {
+                    session.connection = nil
+                }
                 if error.code == .notAvailable, reused, attempt == 1 { continue }
                 throw error
             }
             do throws(SecureStoreError) {
-                if writing {
-                    try connection.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(lockName)])
-                }
                 var txn = Transaction(connection: connection, sealer: sealer, namespace: namespace)
                 let result = try body(&txn)
                 try connection.execute("COMMIT")
@@ -146,7 +149,21 @@ public final class PostgresBackend: StorageBackend {
         return try PostgresConnection.connect(url: url, password: password, options: options)
     }
 
-    static let schemaLock = "securestore schema"
+    /// The advisory lock key writers of `namespace` hold for the length of each write transaction
+    /// (`pg_advisory_xact_lock(key)`): the first 8 bytes of FNV-1a-64 of `"securestore namespace " + namespace`,
+    /// as a signed big-endian integer. A maintenance job that holds it keeps every SecureStore writer of that
+    /// namespace out; readers are never blocked.
+    public static func advisoryLockKey(namespace: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("securestore namespace " + namespace).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// The lock held while the schema is created.
+    static let schemaLockKey = advisoryLockKey(namespace: "") ^ 0x5c4e_3a11
 
     /// Creates the tables on first use (under an advisory lock, so racing first users create them once)
     /// and checks the version. Touches nothing when the schema is already there.
@@ -162,7 +179,7 @@ public final class PostgresBackend: StorageBackend {
         if found == nil {
             try db.execute("BEGIN")
             do throws(SecureStoreError) {
-                try db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(schemaLock)])
+                try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(schemaLockKey)])
                 if try version() == nil {
                     try db.execute("""
                         CREATE TABLE IF NOT EXISTS securestore_schema(version bigint NOT NULL);
@@ -202,7 +219,7 @@ public final class PostgresBackend: StorageBackend {
 
     /// The sealer for `key` in `namespace`: checked against the stored key check, or (first use) with a new
     /// key check and passphrase parameters stored under the namespace's advisory lock.
-    static func openNamespace(_ db: PostgresConnection, namespace: String, lockName: String, key: StoreKey,
+    static func openNamespace(_ db: PostgresConnection, namespace: String, lockKey: Int64, key: StoreKey,
                               cost: PassphraseCost) throws(SecureStoreError) -> RecordSealer
     {
         func meta() throws(SecureStoreError) -> [String: [UInt8]] {
@@ -216,7 +233,7 @@ public final class PostgresBackend: StorageBackend {
         if stored["check"] == nil {
             try db.execute("BEGIN")
             do throws(SecureStoreError) {
-                try db.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text(lockName)])
+                try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])
                 stored = try meta()
                 if stored["check"] == nil {
                     guard try db.query("SELECT 1 FROM securestore_items WHERE namespace = $1 LIMIT 1",
