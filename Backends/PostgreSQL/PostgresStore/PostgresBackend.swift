@@ -121,7 +121,7 @@ public final class PostgresBackend: StorageBackend {
             do throws(SecureStoreError) {
                 var txn = Transaction(connection: connection, sealer: sealer, namespace: namespace)
                 let result = try body(&txn)
-                try connection.execute("COMMIT")
+                try connection.commit()
                 return result
             } catch {
                 if connection.isOpen, connection.inTransaction {

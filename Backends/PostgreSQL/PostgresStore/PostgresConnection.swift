@@ -164,6 +164,19 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
         try check(result)
     }
 
+    /// Commits the open transaction; throws when the server rolled it back instead (an earlier statement
+    /// failed), so a caller never takes a rollback for a commit.
+    func commit() throws(SecureStoreError) {
+        let result = PQexec(conn, "COMMIT")
+        defer { PQclear(result) }
+        try check(result)
+        let tag = result.flatMap { PQcmdStatus($0) }.map { String(cString: $0) } ?? ""
+        guard tag == "COMMIT" else {
+            throw SecureStoreError(.internalError,
+                "PostgreSQL at \(endpoint) rolled the transaction back instead of committing it; nothing was changed.")
+        }
+    }
+
     /// Runs one statement with `params` bound as `$1`, `$2`, … (prepared on first use on this connection).
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws(SecureStoreError) -> PGRows {
