@@ -43,9 +43,11 @@ cleanup() {
   rm -rf "$base"
   exit "$status"
 }
+child=""
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# A signal to this script alone (not its process group) still ends the command and removes the cluster.
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 130' INT
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 143' TERM
 
 password="$(head -c 18 /dev/urandom | base64 | tr -d '/+=')"
 
@@ -91,8 +93,12 @@ export SECURESTORE_TEST_POSTGRES_DATA="$data"
 export SECURESTORE_TEST_POSTGRES_PG_CTL="$bin/pg_ctl"
 export SECURESTORE_IN_POSTGRES=1
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (data in $data)" >&2
+# In the background with `wait`, so the traps above run at once; stdin stays the caller's.
 set +e
-"$@"
+"$@" 0<&0 &
+child=$!
+wait "$child"
 status=$?
+child=""
 set -e
 exit "$status"

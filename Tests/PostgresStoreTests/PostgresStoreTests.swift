@@ -97,6 +97,24 @@ struct PostgresStoreTests {
         }?.code == .duplicateItem)
     }
 
+    @Test("a connection the server drops between calls is replaced by the next call, transparently")
+    func droppedConnection() throws {
+        let app = "ss-drop-\(UInt64.random(in: 0...UInt64.max))"
+        let ns = Server.freshNamespace(), key = randomKey()
+        let store = try Server.store(namespace: ns, key: key, url: try Server.url() + "?application_name=\(app)")
+        try store.add(NewItem(.genericPassword, generic("d", "1"), data: Data("1".utf8)), returning: [])
+        let killed = try Server.psql(["-At", "-c",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
+        #expect(String(decoding: killed, as: UTF8.self).hasPrefix("1"))
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("d", "1"), returning: .data)).items.first?.data
+                == Data("1".utf8))
+        _ = try Server.psql(["-At", "-c",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
+        try store.add(NewItem(.genericPassword, generic("d", "2"), data: Data("2".utf8)), returning: [])
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("d")], limit: .all,
+                                                 returning: .attributes)).items.count == 2)
+    }
+
     @Test("a multi-host URL with target_session_attrs=read-write skips a dead host")
     func multiHost() throws {
         let url = try Server.url()
