@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .executable(name: "securestore-bench", targets: ["securestore-bench"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -37,7 +38,8 @@ let package = Package(
         .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
         // Registers this package's backends for selection by name.
-        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore"],
+        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore",
+                                                               "PostgresStore"],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool.
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore"],
@@ -50,16 +52,25 @@ let package = Package(
         .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore"],
                           path: "Backends/SecretService/Probe"),
 
+        .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
+        .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
+                path: "Backends/PostgreSQL/PostgresStore"),
+        // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
+        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"],
+                          path: "Backends/PostgreSQL/Worker"),
+
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
                           path: "Examples/SeedScenario"),
         // The seeds' Objective-C wrapper ported to Swift: only `import SecItem` differs from iOS code.
         .executableTarget(name: "secitem-port-example", dependencies: ["SecItem"], path: "Examples/SecItemPort"),
 
-        // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret).
+        // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret; raw libpq).
         .executableTarget(name: "securestore-bench",
                           dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore",
-                                         "CSQLite", "CSodium", "SecretServiceStore", "CSecret"],
+                                         "CSQLite", "CSodium", "SecretServiceStore", "CSecret", "PostgresStore",
+                                         "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench"),
 
         // Tests.
@@ -69,8 +80,9 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: []),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
-                                                             "SQLiteStore", "SecretServiceStore"]),
+                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"]),
     ]
 )
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The one test command: installs what it needs, starts a private D-Bus + gnome-keyring, runs every test.
+# The one test command: installs what it needs, starts a throwaway PostgreSQL 15 cluster and a private
+# D-Bus + gnome-keyring, runs every test, and stops both (also on failure).
 # Usage: scripts/test.sh [extra swift test arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 swift build --build-tests
-scripts/with-keyring.sh swift test --skip-build "$@"
+scripts/with-postgres.sh scripts/with-keyring.sh swift test --skip-build "$@"

@@ -51,7 +51,7 @@ struct Goal: Sendable {
 }
 
 extension BackendEntry {
-    static let all: [BackendEntry] = [memory, sqlite, secretService]
+    static let all: [BackendEntry] = [memory, sqlite, secretService] + postgresEntries   // postgres: see PostgresBench.swift
 
     /// Not interleaved: no disk noise to share, and alternating would cool the Dictionary's caches and
     /// flatter the ratio.

@@ -3,6 +3,7 @@ import Foundation
 import InMemoryStore
 import SQLiteStore
 import SecretServiceStore
+import PostgresStore
 
 /// Registers this package's backends with the ``BackendRegistry`` (idempotent). The CLI, the SecItem
 /// module's default store and ``open(backend:configFile:)`` call it; a program may call it too.
@@ -33,7 +34,42 @@ public enum BuiltinBackends {
         ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try secretService(s)
         })
+        BackendRegistry.register(BackendFactory(
+            name: "postgres", section: "postgres",
+            allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups"],
+            summary: "PostgreSQL shared by many machines, end-to-end encrypted (the server sees no secret)",
+            availability: { s in
+                Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
+            }
+        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+            try postgres(s)
+        })
     }()
+
+    /// The PostgreSQL store from settings: `url` (required, no password in it), `passwordEnv`, the key as for
+    /// SQLite (`passphraseEnv` > `keyFile` > the default key file), `namespace` (default `securestore`).
+    static func postgres(_ s: BackendSettings) throws(SecureStoreError) -> PostgresStore {
+        let (url, passwordEnv) = try postgresSettingsCheck(s)
+        return try PostgresStore(url: url, key: try sqliteKey(s), namespace: try s.string("namespace") ?? "securestore",
+                                 passwordEnv: passwordEnv,
+                                 configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
+    }
+
+    /// Checks the PostgreSQL settings without connecting: a URL is given, the password and passphrase
+    /// variables they name are set, the key is usable.
+    @discardableResult
+    static func postgresSettingsCheck(_ s: BackendSettings) throws(SecureStoreError) -> (url: String, passwordEnv: String?) {
+        guard let url = try s.string("url"), !url.isEmpty else {
+            throw .param("url", "\(s.source): the postgres backend needs \"url\" (a libpq URL such as postgresql://user@host:5432/db).")
+        }
+        let passwordEnv = try s.string("passwordEnv")
+        if let passwordEnv, (s.environment[passwordEnv] ?? "").isEmpty {
+            throw SecureStoreError(.notAvailable,
+                "\(s.source): passwordEnv names \(passwordEnv), but that environment variable is not set; export it.")
+        }
+        _ = try sqliteKey(s)
+        return (url, passwordEnv)
+    }
 
     static func secretService(_ s: BackendSettings) throws(SecureStoreError) -> SecretServiceStore {
         let namespace = try s.string("namespace") ?? "securestore"

@@ -4,6 +4,7 @@ import SecureStoreConformance
 import InMemoryStore
 import SQLiteStore
 import SecretServiceStore
+import PostgresStore
 
 /// Every store implementation the conformance suite runs against. Each backend adds itself here.
 enum Subjects {
@@ -23,8 +24,23 @@ enum Subjects {
                                configuration: StoreConfiguration(accessGroups: groups))
     }
 
+    /// The real PostgreSQL server of scripts/with-postgres.sh (scripts/test.sh starts it). Every store gets a
+    /// fresh random namespace and key, so it starts empty. Without the server the subject fails, saying how
+    /// to run it.
+    static let postgres = ConformanceSubject(name: "postgres") { groups in
+        let env = ProcessInfo.processInfo.environment
+        guard let url = env["SECURESTORE_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw SecureStoreError(.notAvailable,
+                "SECURESTORE_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh (scripts/test.sh does), e.g. scripts/with-postgres.sh swift test --filter Conformance")
+        }
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        return try PostgresStore(url: url, key: .raw(key), namespace: "conformance-\(UInt64.random(in: 0...UInt64.max))",
+                                 passwordEnv: "SECURESTORE_TEST_POSTGRES_PASSWORD",
+                                 configuration: StoreConfiguration(accessGroups: groups))
+    }
+
     /// The backends under test (the reference model is run as well, as its own subject).
-    static let backends: [ConformanceSubject] = [inMemory, sqlite, secretService]
+    static let backends: [ConformanceSubject] = [inMemory, sqlite, secretService, postgres]
 
     static let all: [ConformanceSubject] = [.reference] + backends
 }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+extension Tool {
+    /// A fresh namespace on the server of scripts/with-postgres.sh, selected by a config file (password
+    /// through passwordEnv, key in a key file). Fails, saying how to run, when the server is not there.
+    static func postgres() throws -> Tool {
+        let env = ProcessInfo.processInfo.environment
+        guard let url = env["SECURESTORE_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw ToolError(message:
+                "SECURESTORE_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh (scripts/test.sh does)")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("config.json").path
+        let namespace = "cli-\(UInt64.random(in: 0...UInt64.max))"
+        let json = #"{"backend": "postgres", "postgres": {"url": "\#(url)", "passwordEnv": "SECURESTORE_TEST_POSTGRES_PASSWORD", "keyFile": "\#(dir.path)/store.key", "namespace": "\#(namespace)"}}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        var tool = env
+        tool["SECURESTORE_CONFIG"] = config
+        tool["SECURESTORE_BACKEND"] = nil
+        return Tool(environment: tool)
+    }
+}
+
+@Suite("securestore CLI on PostgreSQL")
+struct CLIPostgresTests {
+    @Test("add, get, find and exit codes through --backend postgres's config")
+    func roundTrip() throws {
+        let tool = try Tool.postgres()
+        let secret = Data((0...255).map { UInt8($0) })
+        let added = try tool.run(["add", "--service", "svc", "--account", "alice"], stdin: secret)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try tool.run(["get", "--service", "svc", "--account", "alice"]).stdout == secret)
+        #expect(try tool.run(["add", "--service", "svc", "--account", "alice"], stdin: Data("x".utf8)).status == 3)
+        #expect(try tool.run(["get", "--service", "nope"]).status == 1)
+        let backends = try tool.run(["backends"])
+        #expect(String(decoding: backends.stdout, as: UTF8.self).contains("postgres"), "\(backends.stderr)")
+        #expect(try tool.run(["clear", "--yes"]).status == 0)
+    }
+
+    @Test("a server that is not there: exit 6 naming the host, quickly")
+    func unavailable() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-pgdown-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config = dir.appendingPathComponent("config.json").path
+        let json = #"{"backend": "postgres", "postgres": {"url": "postgresql://nobody@127.0.0.1:1/db", "keyFile": "\#(dir.path)/k"}}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        var env = ProcessInfo.processInfo.environment
+        env["SECURESTORE_CONFIG"] = config
+        let outcome = try Tool(environment: env).run(["get", "--service", "x"])
+        #expect(outcome.status == 6, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("127.0.0.1"), "\(outcome.stderr)")
+    }
+
+    @Test("migrate SQLite → PostgreSQL → SQLite keeps every item and attribute")
+    func migrateRoundTrip() throws {
+        let sqlite = try Tool.sqlite()
+        for i in 0..<4 {
+            #expect(try sqlite.run(["add", "--service", "mig", "--account", "a\(i)", "--label", "L\(i)", "--attr", "comment=c\(i)"],
+                                   stdin: Data("s\(i)".utf8)).status == 0)
+        }
+        #expect(try sqlite.run(["add", "--class", "internet", "--server", "example.com", "--port", "8443", "--account", "b"],
+                               stdin: Data([0, 1, 2])).status == 0)
+        #expect(try sqlite.run(["add", "--class", "key", "--attr", "applicationTag=base64:AAEC"], stdin: Data([9, 8])).status == 0)
+        let before = try CLITransferTests().findJSON(sqlite)
+        #expect(before.count == 6)
+        let postgres = try Tool.postgres()
+        let toPostgres = try sqlite.run(["migrate", "--to", postgres.environment["SECURESTORE_CONFIG"] ?? ""])
+        #expect(toPostgres.status == 0, "\(toPostgres.stderr)")
+        #expect(try CLITransferTests().findJSON(postgres) == before)
+        let back = try Tool.sqlite()
+        let toSQLite = try postgres.run(["migrate", "--to", back.environment["SECURESTORE_CONFIG"] ?? ""])
+        #expect(toSQLite.status == 0, "\(toSQLite.stderr)")
+        #expect(try CLITransferTests().findJSON(back) == before)
+        #expect(try back.run(["get", "--class", "internet", "--server", "example.com"]).stdout == Data([0, 1, 2]))
+        #expect(try back.run(["get", "--service", "mig", "--account", "a2"]).stdout == Data("s2".utf8))
+    }
+}

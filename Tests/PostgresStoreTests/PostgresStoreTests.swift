@@ -1,0 +1,354 @@
+import Testing
+import Foundation
+import SecureStore
+import PostgresStore
+import SQLiteStore
+
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    @Test("items survive a new connection; the same key in another namespace sees nothing")
+    func reopen() throws {
+        let ns = Server.freshNamespace(), key = randomKey()
+        do {
+            let store = try Server.store(namespace: ns, key: key)
+            try store.add(NewItem(.genericPassword, generic("svc", "alice", [.label: .string("L"), .comment: .string("c")]),
+                                  data: Data([0, 1, 2, 255])), returning: [])
+            try store.add(NewItem(.internetPassword, [.server: .string("example.com"), .port: .number(8443),
+                                                      .account: .string("bob")], data: Data("pw".utf8)), returning: [])
+            #expect(store.storeDescription.contains("namespace \(ns)"))
+        }
+        let again = try Server.store(namespace: ns, key: key)
+        let found = try again.copyMatching(ItemQuery(.genericPassword, generic("svc", "alice"), returning: [.data, .attributes]))
+        #expect(found.items.first?.data == Data([0, 1, 2, 255]))
+        #expect(found.items.first?.attributes?[.label] == .string("L"))
+        let internet = try again.copyMatching(ItemQuery(.internetPassword, [.server: .string("example.com")], returning: .attributes))
+        #expect(internet.items.first?.attributes?[.port] == .number(8443))
+        let other = try Server.store(namespace: Server.freshNamespace(), key: key)
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try other.copyMatching(ItemQuery(.genericPassword, limit: .all))
+        }?.code == .itemNotFound)
+    }
+
+    @Test("a wrong key or passphrase fails with authFailed; the right passphrase opens the namespace")
+    func wrongKey() throws {
+        let ns = Server.freshNamespace(), key = randomKey()
+        _ = try Server.store(namespace: ns, key: key)
+        #expect(failure { () throws(SecureStoreError) in _ = try Server.store(namespace: ns, key: randomKey()) }?.code == .authFailed)
+        let pns = Server.freshNamespace("pass")
+        let first = try PostgresStore(url: Server.url(), key: .passphrase("correct horse"), namespace: pns,
+                                      passwordEnv: Server.passwordEnv, passphraseCost: .minimum)
+        try first.add(NewItem(.genericPassword, generic("p", "q"), data: Data("x".utf8)), returning: [])
+        let second = try PostgresStore(url: Server.url(), key: .passphrase("correct horse"), namespace: pns,
+                                       passwordEnv: Server.passwordEnv)
+        #expect(try second.copyMatching(ItemQuery(.genericPassword, generic("p", "q"), returning: .data)).items.first?.data
+                == Data("x".utf8))
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: Server.url(), key: .passphrase("wrong"), namespace: pns, passwordEnv: Server.passwordEnv)
+        }?.code == .authFailed)
+        #expect(failure { () throws(SecureStoreError) in _ = try Server.store(namespace: pns, key: key) }?.code == .authFailed)
+    }
+
+    @Test("the database owner reading every table finds none of the stored plaintext")
+    func noPlaintext() throws {
+        let ns = Server.freshNamespace("plain")
+        let store = try Server.store(namespace: ns, key: randomKey())
+        let markers = ["zq-service-7731", "zq-account-4410", "zq-label-9902", "zq-comment-3318", "zq-secret-5527",
+                       "zq-server-1184.example", "zq-generic-6605"]
+        try store.add(NewItem(.genericPassword, generic(markers[0], markers[1], [.label: .string(markers[2]),
+                                                                                 .comment: .string(markers[3]),
+                                                                                 .generic: .data(Data(markers[6].utf8))]),
+                              data: Data(markers[4].utf8)), returning: [])
+        try store.add(NewItem(.internetPassword, [.server: .string(markers[5]), .account: .string(markers[1])],
+                              data: Data(markers[4].utf8)), returning: [])
+        try store.update(ItemQuery(.genericPassword, generic(markers[0], markers[1])),
+                         with: ItemChanges([.description: .string(markers[2])]))
+        var dump = Data()
+        for table in ["securestore_items", "securestore_meta", "securestore_schema"] {
+            dump += try Server.psql(["-c", "COPY (SELECT * FROM \(table)) TO STDOUT WITH (FORMAT binary)"])
+            dump += try Server.psql(["-At", "-c", "SELECT * FROM \(table)"])
+        }
+        #expect(dump.range(of: Data(ns.utf8)) != nil, "the dump holds the namespace's rows")
+        for marker in markers {
+            #expect(dump.range(of: Data(marker.utf8)) == nil, "\(marker) is readable by the server")
+            #expect(dump.range(of: Data(hex(Data(marker.utf8)).utf8)) == nil, "\(marker) is there as hex")
+        }
+        let columns = String(decoding: try Server.psql(["-At", "-c",
+            "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
+            as: UTF8.self)
+        #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea")
+    }
+
+    @Test("the database enforces uniqueness: a second row with the same key is refused as duplicateItem")
+    func uniqueIndex() throws {
+        let ns = Server.freshNamespace()
+        let store = try Server.store(namespace: ns, key: randomKey())
+        try store.add(NewItem(.genericPassword, generic("u", "v"), data: Data()), returning: [])
+        let dup = try Server.psql(["-At", "-c",
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'securestore_items' AND schemaname = current_schema() AND indexdef LIKE 'CREATE UNIQUE INDEX%(namespace, ukey)'"])
+        #expect(String(decoding: dup, as: UTF8.self).hasPrefix("1"))
+        // The row copied under a new id and ref: the unique index refuses it.
+        let copy = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", try Server.url(), "-c",
+            "INSERT INTO securestore_items(namespace, cls, ref, ukey, svc, acct, blob) SELECT namespace, cls, ref || '\\x00'::bytea, ukey, svc, acct, blob FROM securestore_items WHERE namespace = '\(ns)'"],
+            environment: ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""])
+        #expect(copy.status != 0)
+        #expect(failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("u", "v"), data: Data()), returning: [])
+        }?.code == .duplicateItem)
+    }
+
+    @Test("a connection the server drops between calls is replaced by the next call, transparently")
+    func droppedConnection() throws {
+        let app = "ss-drop-\(UInt64.random(in: 0...UInt64.max))"
+        let ns = Server.freshNamespace(), key = randomKey()
+        let store = try Server.store(namespace: ns, key: key, url: try Server.url() + "?application_name=\(app)")
+        try store.add(NewItem(.genericPassword, generic("d", "1"), data: Data("1".utf8)), returning: [])
+        let killed = try Server.psql(["-At", "-c",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
+        #expect(String(decoding: killed, as: UTF8.self).hasPrefix("1"))
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("d", "1"), returning: .data)).items.first?.data
+                == Data("1".utf8))
+        _ = try Server.psql(["-At", "-c",
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
+        try store.add(NewItem(.genericPassword, generic("d", "2"), data: Data("2".utf8)), returning: [])
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("d")], limit: .all,
+                                                 returning: .attributes)).items.count == 2)
+    }
+
+    @Test("a multi-host URL with target_session_attrs=read-write skips a dead host")
+    func multiHost() throws {
+        let url = try Server.url()
+        let failover = url.replacingOccurrences(of: "@127.0.0.1:", with: "@127.0.0.1:1,127.0.0.1:")
+            + "?target_session_attrs=read-write"
+        #expect(failover != url + "?target_session_attrs=read-write")
+        let ns = Server.freshNamespace(), key = randomKey()
+        let store = try Server.store(namespace: ns, key: key, url: failover)
+        try store.add(NewItem(.genericPassword, generic("m", "h"), data: Data("x".utf8)), returning: [])
+        #expect(try Server.store(namespace: ns, key: key).copyMatching(
+            ItemQuery(.genericPassword, generic("m", "h"), returning: .data)).items.first?.data == Data("x".utf8))
+    }
+
+    @Test("the schema lives in the URL's search_path and is versioned: a newer version is refused")
+    func schemaVersion() throws {
+        let schema = "v\(UInt64.random(in: 0...UInt64.max))"
+        _ = try Server.psql(["-c", "CREATE SCHEMA \(schema)"])
+        let url = try Server.url() + "?options=-csearch_path%3D\(schema)"
+        let key = randomKey()
+        let store = try Server.store(namespace: "ns", key: key, url: url)
+        try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data()), returning: [])
+        let version = try Server.psql(["-At", "-c", "SELECT version FROM \(schema).securestore_schema"])
+        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        _ = try Server.psql(["-c", "UPDATE \(schema).securestore_schema SET version = 99"])
+        let newer = failure { () throws(SecureStoreError) in _ = try Server.store(namespace: "ns", key: key, url: url) }
+        #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
+    }
+
+    @Test("a row altered on the server is detected: decode error, no wrong data")
+    func tamper() throws {
+        let ns = Server.freshNamespace("tamper")
+        let store = try Server.store(namespace: ns, key: randomKey())
+        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
+        try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
+        // Swap the two sealed blobs: each is intact but bound to the other row.
+        _ = try Server.psql(["-c", """
+            UPDATE securestore_items i SET blob = o.blob FROM securestore_items o
+            WHERE i.namespace = '\(ns)' AND o.namespace = '\(ns)' AND i.id <> o.id
+            """])
+        let swapped = failure { () throws(SecureStoreError) in
+            _ = try store.copyMatching(ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+        }
+        #expect(swapped?.code == .decode, "\(String(describing: swapped))")
+    }
+
+    @Test("a password in the URL is refused without echoing it; a missing password variable is named")
+    func passwords() throws {
+        let url = try Server.url()
+        let withPassword = url.replacingOccurrences(of: "securestore@", with: "securestore:hunter2-zq@")
+        let e1 = failure { () throws(SecureStoreError) in _ = try PostgresStore(url: withPassword, key: .raw(randomKey())) }
+        #expect(e1?.code == .param && e1?.parameter == "url")
+        #expect(e1?.message.contains("hunter2") == false)
+        let e2 = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: url, key: .raw(randomKey()), passwordEnv: "SECURESTORE_TEST_NO_SUCH_VARIABLE")
+        }
+        #expect(e2?.code == .notAvailable && e2?.message.contains("SECURESTORE_TEST_NO_SUCH_VARIABLE") == true)
+        setenv("SECURESTORE_TEST_WRONG_PG_PASSWORD", "wrong-zq-password", 1)
+        let e3 = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: url, key: .raw(randomKey()), passwordEnv: "SECURESTORE_TEST_WRONG_PG_PASSWORD")
+        }
+        #expect(e3?.code == .notAvailable, "\(String(describing: e3))")
+        #expect(e3?.message.contains("wrong-zq-password") == false)
+        #expect(e3?.message.contains("127.0.0.1") == true, "\(String(describing: e3))")
+    }
+
+    @Test("no server or an unreachable host: notAvailable within the connect timeout, naming host and cause")
+    func unreachable() throws {
+        // A port nobody listens on: refused at once.
+        let start = ContinuousClock.now
+        let refused = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: "postgresql://nobody@127.0.0.1:1/db", key: .raw(randomKey()), connectTimeout: .seconds(2))
+        }
+        #expect(refused?.code == .notAvailable)
+        #expect(refused?.message.contains("127.0.0.1") == true && refused?.message.contains("refused") == true,
+                "\(String(describing: refused))")
+        // A black-holed address: bounded by connect_timeout (or refused at once by the network).
+        let hole = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: "postgresql://nobody@10.255.255.1:5432/db", key: .raw(randomKey()),
+                                  connectTimeout: .seconds(2))
+        }
+        #expect(hole?.code == .notAvailable)
+        #expect(hole?.message.contains("10.255.255.1") == true, "\(String(describing: hole))")
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test("a read-only server (as a standby is): reads work, writes fail with readOnly and change nothing")
+    func readOnly() throws {
+        let ns = Server.freshNamespace(), key = randomKey()
+        let writable = try Server.store(namespace: ns, key: key)
+        try writable.add(NewItem(.genericPassword, generic("ro", "a"), data: Data("a".utf8)), returning: [])
+        let url = try Server.url() + "?options=-c%20default_transaction_read_only%3Don"
+        let store = try PostgresStore(url: url, key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("ro", "a"), returning: .data)).items.first?.data
+                == Data("a".utf8))
+        let add = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("ro", "b"), data: Data()), returning: [])
+        }
+        #expect(add?.code == .readOnly, "\(String(describing: add))")
+        #expect(add?.message.contains("target_session_attrs=read-write") == true)
+        #expect(failure { () throws(SecureStoreError) in _ = try store.delete(ItemQuery(.genericPassword)) }?.code == .readOnly)
+        #expect(failure { () throws(SecureStoreError) in _ = try store.clear([.genericPassword]) }?.code == .readOnly)
+        #expect(try writable.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1)
+        // A new namespace needs a write: refused the same way.
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: url, key: .raw(key), namespace: Server.freshNamespace(), passwordEnv: Server.passwordEnv)
+        }?.code == .readOnly)
+    }
+}
+
+@Suite("PostgreSQL store, timeouts")
+struct PostgresTimeoutTests {
+    @Test("a writer blocked by another session's lock fails with io after the statement timeout, and works after")
+    func blockedWriter() throws {
+        let ns = Server.freshNamespace("lock"), key = randomKey()
+        let store = try PostgresStore(url: Server.url(), key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv,
+                                      statementTimeout: .seconds(1))
+        // Another client holds the namespace's writer lock for 4 s.
+        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
+            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresBackend.advisoryLockKey(namespace: ns))); SELECT pg_sleep(4); COMMIT;"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
+            stdout: nil) else {
+            Issue.record("cannot start psql")
+            return
+        }
+        defer { _ = reap(holder, timeout: .seconds(30)) }
+        // Wait until the lock is held.
+        var held = false
+        for _ in 0..<100 where !held {
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"])
+            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
+            if !held { usleep(50_000) }
+        }
+        #expect(held)
+        let start = ContinuousClock.now
+        let blocked = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data()), returning: [])
+        }
+        let waited = ContinuousClock.now - start
+        #expect(blocked?.code == .io, "\(String(describing: blocked))")
+        #expect(waited < .seconds(3), "bounded by the 1 s timeout: \(waited)")
+        _ = reap(holder, timeout: .seconds(30))
+        try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data("x".utf8)), returning: [])
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).items.first?.data
+                == Data("x".utf8))
+    }
+}
+
+@Suite("PostgreSQL store, several processes", .serialized)
+struct PostgresProcessTests {
+    func okCount(_ lines: [String]) -> Int { lines.filter { $0.hasPrefix("ok ") }.count }
+    func problems(_ lines: [String]) -> [String] { lines.filter { !$0.hasPrefix("ok ") && !$0.hasPrefix("dup ") } }
+
+    @Test("4 processes: distinct adds all land; racing adds of one item succeed exactly once")
+    func processes() throws {
+        _ = try Server.url()
+        let ns = Server.freshNamespace("procs"), key = randomKey()
+        _ = try Server.store(namespace: ns, key: key)
+        let distinct = try (0..<4).map { w in try Worker(["add", "pg:\(ns)", hex(key), "w\(w)", "0", "25"]) }
+        let distinctLines = distinct.flatMap { $0.finish() }
+        #expect(okCount(distinctLines) == 100, "\(problems(distinctLines))")
+        let racing = try (0..<4).map { _ in try Worker(["add", "pg:\(ns)", hex(key), "same", "0", "20"]) }
+        let racingLines = racing.flatMap { $0.finish() }
+        #expect(okCount(racingLines) == 20)
+        #expect(racingLines.filter { $0.hasPrefix("dup ") }.count == 60)
+        #expect(problems(racingLines).isEmpty, "\(problems(racingLines))")
+        let store = try Server.store(namespace: ns, key: key)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 120)
+    }
+
+    @Test("4 processes running the same mixed sequence leave PostgreSQL exactly as they leave SQLite")
+    func sameAsSQLite() throws {
+        _ = try Server.url()
+        let key = randomKey()
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-sqlite-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("store.db").path
+        let ns = Server.freshNamespace("same")
+        let sqlite = try SQLiteStore(path: db, key: .raw(key))
+        let postgres = try Server.store(namespace: ns, key: key)
+
+        func runAll(_ store: String) throws -> [String: Int] {
+            let lines = try (0..<4).map { w in try Worker(["script", store, hex(key), "p\(w)", "30"]) }.flatMap { $0.finish() }
+            #expect(problems(lines).isEmpty, "\(store): \(problems(lines))")
+            var tally: [String: Int] = [:]
+            for line in lines {
+                let parts = line.split(separator: " ")
+                let op = parts.count > 2 ? "\(parts[0]) \(parts[1])" : String(parts.first ?? "")
+                tally[op, default: 0] += 1
+            }
+            return tally
+        }
+        func state(_ store: any SecureStore) throws -> [String] {
+            let items = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data])).items
+            return items.map { item in
+                let account = item.attributes?[.account].map { "\($0)" } ?? "-"
+                let label = item.attributes?[.label].map { "\($0)" } ?? "-"
+                return "\(account)|\(label)|\(String(decoding: item.data ?? Data(), as: UTF8.self))"
+            }.sorted()
+        }
+        let sqliteTally = try runAll("sqlite:\(db)")
+        let postgresTally = try runAll("pg:\(ns)")
+        #expect(sqliteTally == postgresTally)
+        #expect(sqliteTally["ok"] == 4 * 30 + 30, "every own add and each shared item once: \(sqliteTally)")
+        #expect(sqliteTally["dup"] == 3 * 30)
+        let sqliteState = try state(sqlite)
+        #expect(sqliteState.count == 4 * 30 + 30 - 4 * 6)
+        #expect(try state(postgres) == sqliteState)
+    }
+
+    @Test("server stopped mid-run: notAvailable within the timeout; restarted: the same store works, nothing lost")
+    func outage() throws {
+        _ = try Server.url()
+        // Its own server (another with-postgres.sh), so stopping it disturbs no other test.
+        let script = packageRoot.appendingPathComponent("scripts/with-postgres.sh").path
+        let worker = try builtExecutable("securestore-postgres-worker")
+        let outcome = try run(script, [worker, "outage", "pg:outage", hex(randomKey()), "o", "20"],
+                              removing: ["SECURESTORE_IN_POSTGRES", "SECURESTORE_TEST_POSTGRES_URL"])
+        let lines = String(decoding: outcome.output, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(outcome.status == 0, "\(lines)")
+        #expect(lines.filter { $0.hasPrefix("ok o-") }.count == 20, "\(lines)")
+        #expect(lines.contains("server stop 0") && lines.contains("server start 0"), "\(lines)")
+        for what in ["add", "get", "open"] {
+            guard let line = lines.first(where: { $0.hasPrefix("down \(what) ") }) else {
+                Issue.record("no outcome for \(what): \(lines)")
+                continue
+            }
+            let parts = line.split(separator: " ", maxSplits: 4).map(String.init)
+            #expect(parts[2] == "notAvailable", "\(line)")
+            #expect((Int(parts[3]) ?? .max) < 7000, "within the 5 s connect timeout: \(line)")
+            #expect(line.contains("127.0.0.1"), "names the host: \(line)")
+        }
+        #expect(lines.contains("up 20"), "\(lines)")
+        #expect(lines.contains("final 21"), "\(lines)")
+    }
+}
