@@ -44,8 +44,17 @@ public final class InMemoryBackend: StorageBackend {
             var order: UInt64
             var record: ItemRecord
         }
+        /// The refs filed under one index value: usually one (an account), sometimes many (a service).
+        enum Bucket: Sendable {
+            case one(PersistentRef)
+            case many(Set<PersistentRef>)
+        }
         var entries: [PersistentRef: Entry] = [:]
         var byKey: [UniqueKey: PersistentRef] = [:]
+        /// Service and account equality index: a hash of (attribute, class, value bytes) to the records with
+        /// that value (the attribute's default when unset, as the core matches). A hash collision only adds
+        /// records; the core re-checks every one, so a superset is fine.
+        var byValue: [Int: Bucket] = [:]
         var nextOrder: UInt64 = 0
         /// The entries as they were before this transaction touched them (`nil` inner: did not exist).
         var undo: [PersistentRef: Entry?]? = nil
@@ -57,12 +66,14 @@ public final class InMemoryBackend: StorageBackend {
         mutating func rollBack() {
             guard let undo else { return }
             for (ref, before) in undo {
-                if let now = entries.removeValue(forKey: ref), byKey[now.record.uniqueKey] == ref {
-                    byKey[now.record.uniqueKey] = nil
+                if let now = entries.removeValue(forKey: ref) {
+                    if byKey[now.record.uniqueKey] == ref { byKey[now.record.uniqueKey] = nil }
+                    unindexValues(now.record)
                 }
                 if let before {
                     entries[ref] = before
                     byKey[before.record.uniqueKey] = ref
+                    indexValues(before.record)
                 }
             }
         }
@@ -80,6 +91,19 @@ public final class InMemoryBackend: StorageBackend {
                 for key in keys {
                     if let ref = byKey[key], let entry = entries[ref] { hits.append(entry) }
                 }
+            } else if let itemClass = filter.itemClass, let bucket = smallestBucket(itemClass, filter.equalities) {
+                switch bucket {
+                case .none:
+                    return []
+                case .one(let ref)?:
+                    guard let entry = entries[ref] else { return [] }
+                    return [entry.record]
+                case .many(let refs)?:
+                    hits.reserveCapacity(refs.count)
+                    for ref in refs {
+                        if let entry = entries[ref] { hits.append(entry) }
+                    }
+                }
             } else {
                 for entry in entries.values where filter.itemClass == nil || entry.record.itemClass == filter.itemClass {
                     hits.append(entry)
@@ -91,8 +115,10 @@ public final class InMemoryBackend: StorageBackend {
 
         public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
             remember(record.persistentRef)
+            if let old = entries[record.persistentRef] { unindexValues(old.record) }
             entries[record.persistentRef] = Entry(order: nextOrder, record: record)
             byKey[record.uniqueKey] = record.persistentRef
+            indexValues(record)
             nextOrder += 1
         }
 
@@ -105,6 +131,8 @@ public final class InMemoryBackend: StorageBackend {
                 byKey[old.record.uniqueKey] = nil
             }
             byKey[record.uniqueKey] = record.persistentRef
+            unindexValues(old.record)
+            indexValues(record)
             entries[record.persistentRef] = Entry(order: old.order, record: record)
         }
 
@@ -113,6 +141,7 @@ public final class InMemoryBackend: StorageBackend {
                 remember(ref)
                 guard let old = entries.removeValue(forKey: ref) else { continue }
                 if byKey[old.record.uniqueKey] == ref { byKey[old.record.uniqueKey] = nil }
+                unindexValues(old.record)
             }
         }
 
@@ -120,6 +149,107 @@ public final class InMemoryBackend: StorageBackend {
             let doomed = entries.values.filter { classes.contains($0.record.itemClass) }.map(\.record.persistentRef)
             try remove(doomed)
             return doomed.count
+        }
+
+        // MARK: The equality index
+
+        /// The attributes with an equality index (text; the ones list queries name).
+        static let indexed: [AttributeName] = [.service, .account]
+
+        /// The index slot of `value` (by bytes: a string and data with the same bytes are equal to the core).
+        static func slot(_ name: AttributeName, _ itemClass: ItemClass, _ value: AttributeValue?) -> Int? {
+            var hasher = Hasher()
+            hasher.combine(name)
+            hasher.combine(itemClass.indexTag)
+            switch value ?? name.defaultValue {
+            case .string(var s)?:
+                s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            case .data(let d)?:
+                d.withUnsafeBytes { hasher.combine(bytes: $0) }
+            default:
+                return nil   // not text: not indexed
+            }
+            return hasher.finalize()
+        }
+
+        /// The smallest bucket among the filter's indexed equalities: `nil` when none is indexed, `.some(nil)`
+        /// when one names a value no record has.
+        func smallestBucket(_ itemClass: ItemClass, _ equalities: [AttributeName: AttributeValue]) -> Bucket?? {
+            guard !equalities.isEmpty else { return nil }
+            var best: Bucket?? = nil
+            for name in Self.indexed {
+                guard let value = equalities[name], let slot = Self.slot(name, itemClass, value) else { continue }
+                guard let bucket = byValue[slot] else { return .some(nil) }
+                switch bucket {
+                case .one: return .some(bucket)
+                case .many(let refs):
+                    if case .many(let other)?? = best, other.count <= refs.count { continue }
+                    best = .some(bucket)
+                }
+            }
+            return best
+        }
+
+        mutating func indexValues(_ record: ItemRecord) {
+            for name in Self.indexed {
+                guard let slot = Self.slot(name, record.itemClass, record.attributes[name]) else { continue }
+                if byValue[slot] == nil {
+                    byValue[slot] = .one(record.persistentRef)
+                } else {
+                    byValue[slot]?.insert(record.persistentRef)
+                }
+            }
+        }
+
+        mutating func unindexValues(_ record: ItemRecord) {
+            for name in Self.indexed {
+                guard let slot = Self.slot(name, record.itemClass, record.attributes[name]) else { continue }
+                if byValue[slot]?.remove(record.persistentRef) == true { byValue[slot] = nil }
+            }
+        }
+    }
+}
+
+extension ItemClass {
+    /// A small integer per class (hashing the raw string would cost more than the rest of the slot).
+    fileprivate var indexTag: UInt8 {
+        switch self {
+        case .genericPassword: 1
+        case .internetPassword: 2
+        case .certificate: 3
+        case .key: 4
+        case .identity: 5
+        }
+    }
+}
+
+extension InMemoryBackend.State.Bucket {
+    /// Adds `ref` in place (the set is taken out of `self` first, so it is uniquely owned and not copied).
+    mutating func insert(_ ref: PersistentRef) {
+        switch self {
+        case .one(let other):
+            if other != ref { self = .many([other, ref]) }
+        case .many(var refs):
+            self = .one(ref)
+            refs.insert(ref)
+            self = .many(refs)
+        }
+    }
+
+    /// Removes `ref` in place; returns whether the bucket is now empty.
+    mutating func remove(_ ref: PersistentRef) -> Bool {
+        switch self {
+        case .one(let other):
+            return other == ref
+        case .many(var refs):
+            self = .one(ref)
+            refs.remove(ref)
+            if refs.count == 1, let last = refs.first {
+                self = .one(last)
+            } else {
+                self = .many(refs)
+            }
+            return refs.isEmpty
         }
     }
 }
