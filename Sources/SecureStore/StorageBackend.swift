@@ -9,23 +9,50 @@ public struct UniqueKey: Hashable, Sendable {
     public let bytes: [UInt8]
 
     init(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) {
-        var out: [UInt8] = Array(itemClass.rawValue.utf8)
+        // One allocation: the bytes are appended straight from the values (no per-value arrays), into a
+        // buffer big enough for the usual keys.
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        out.append(contentsOf: itemClass.rawValue.utf8)
         for name in itemClass.uniquenessKey {
             let value = values(name) ?? name.defaultValue
             out.append(0x1F)
-            if let bytes = value?.bytes {
-                var n = UInt32(bytes.count).bigEndian
-                withUnsafeBytes(of: &n) { out.append(contentsOf: $0) }
-                out.append(contentsOf: bytes)
-            } else if let i = value?.integer {
-                var n = i.bigEndian
-                withUnsafeBytes(of: &n) { out.append(contentsOf: $0) }
+            switch value {
+            case .string(let s)?:
+                Self.appendLength(s.utf8.count, to: &out)
+                out.append(contentsOf: s.utf8)
+            case .data(let d)?:
+                Self.appendLength(d.count, to: &out)
+                out.append(contentsOf: d)
+            case .number(let i)?:
+                Self.appendInteger(i, to: &out)
+            case .bool(let b)?:
+                Self.appendInteger(b ? 1 : 0, to: &out)
+            case .date?, nil:
+                break
             }
         }
         bytes = out
     }
 
-    public static func == (a: UniqueKey, b: UniqueKey) -> Bool { a.bytes == b.bytes }
+    private static func appendLength(_ count: Int, to out: inout [UInt8]) {
+        let n = UInt32(truncatingIfNeeded: count)
+        out.append(UInt8(truncatingIfNeeded: n >> 24))
+        out.append(UInt8(truncatingIfNeeded: n >> 16))
+        out.append(UInt8(truncatingIfNeeded: n >> 8))
+        out.append(UInt8(truncatingIfNeeded: n))
+    }
+
+    private static func appendInteger(_ i: Int64, to out: inout [UInt8]) {
+        let n = UInt64(bitPattern: i)
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: n >> UInt64(shift))) }
+    }
+
+    public static func == (a: UniqueKey, b: UniqueKey) -> Bool {
+        a.bytes.withUnsafeBufferPointer { x in
+            b.bytes.withUnsafeBufferPointer { y in x.count == y.count && x.elementsEqual(y) }
+        }
+    }
     /// The bytes in one block (the derived hash combines them one at a time).
     public func hash(into hasher: inout Hasher) {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
