@@ -33,6 +33,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             }
             try txn.insert(record)
         }
+        guard !returning.subtracting(.ref).isEmpty else { return .none }   // what shape gives, without an array
         return shape([record], returning: returning, limit: .one)
     }
 
@@ -110,6 +111,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
 
     private func newRecord(_ item: NewItem) throws(SecureStoreError) -> ItemRecord {
         var attributes = try validate(item.attributes, for: item.itemClass)
+        attributes.reserveCapacity(attributes.count + 5)   // one copy, no rehash as the store's five are added
         if attributes[.accessGroup] == nil {
             attributes[.accessGroup] = .string(configuration.accessGroups[0])
         }
@@ -205,16 +207,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
 
     // MARK: Queries
 
-    enum Operation { case copy, update, delete }
-
-    struct PreparedQuery {
-        var itemClass: ItemClass?
-        var attributes: [(AttributeName, AttributeValue)]
-        var synchronizable: Bool?   // nil: any
-        var groups: Set<String>
-        var caseInsensitive: Bool
-        var filter: RecordFilter
-    }
+    typealias Operation = KeychainOperation
 
     private func prepare(_ query: ItemQuery, for operation: Operation) throws(SecureStoreError) -> PreparedQuery {
         switch operation {
@@ -239,8 +232,8 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
                 throw .param("v_PersistentRef",
                     "A persistent reference identifies one item by itself; remove the other attributes from the query.")
             }
-            return PreparedQuery(itemClass: query.itemClass, attributes: [], synchronizable: nil,
-                                 groups: accessGroupSet, caseInsensitive: false,
+            return PreparedQuery(itemClass: query.itemClass, attributes: [:], synchronizable: nil,
+                                 groups: accessGroupSet, caseInsensitive: false, keyDecides: false,
                                  filter: RecordFilter(itemClass: query.itemClass, persistentRef: ref))
         }
         guard let itemClass = query.itemClass else {
@@ -261,33 +254,45 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             groups = [group.text ?? ""]
         }
         var filter = RecordFilter(itemClass: itemClass)
+        var keyDecides = false
         if !query.caseInsensitive {
             filter.equalities = attributes
             if itemClass.uniquenessKey.allSatisfy({ $0 == .accessGroup || $0 == .synchronizable || attributes[$0] != nil }) {
-                let syncs: [Bool] = synchronizable.map { [$0] } ?? [false, true]
                 var keys: [UniqueKey] = []
+                keys.reserveCapacity(groups.count * (synchronizable == nil ? 2 : 1))
                 for group in groups {
-                    for sync in syncs {
+                    for sync in [false, true] where synchronizable == nil || synchronizable == sync {
                         keys.append(UniqueKey(itemClass: itemClass) { name in
                             name == .accessGroup ? .string(group) : name == .synchronizable ? .bool(sync) : attributes[name]
                         })
                     }
                 }
                 filter.uniqueKeys = keys
+                let key = itemClass.uniquenessKey
+                keyDecides = attributes.keys.allSatisfy { key.contains($0) }
             }
         }
-        return PreparedQuery(itemClass: itemClass, attributes: attributes.sorted { $0.key < $1.key },
+        return PreparedQuery(itemClass: itemClass, attributes: attributes,
                              synchronizable: synchronizable,
                              groups: groups == configuration.accessGroups ? accessGroupSet : Set(groups),
-                             caseInsensitive: query.caseInsensitive, filter: filter)
+                             caseInsensitive: query.caseInsensitive, keyDecides: keyDecides, filter: filter)
     }
 
     private func matching(_ query: PreparedQuery, in txn: inout Backend.Transaction, max: Int?)
         throws(SecureStoreError) -> [ItemRecord]
     {
         let candidates = try txn.find(query.filter)
-        var found: [ItemRecord] = []
-        for record in candidates where Self.matches(record, query) {
+        // Usually every candidate matches (an index probe): then the backend's array is the answer, with no
+        // second array. The first one that does not (or the limit) switches to copying the matches.
+        var index = 0
+        while index < candidates.count, Self.matches(candidates[index], query) {
+            index += 1
+            if let max, index >= max { break }
+        }
+        if index == candidates.count { return candidates }
+        if let max, index >= max { return Array(candidates[..<index]) }
+        var found: [ItemRecord] = Array(candidates[..<index])
+        for record in candidates[(index + 1)...] where Self.matches(record, query) {
             found.append(record)
             if let max, found.count >= max { break }
         }
@@ -295,6 +300,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     }
 
     static func matches(_ record: ItemRecord, _ query: PreparedQuery) -> Bool {
+        if query.keyDecides, let keys = query.filter.uniqueKeys, keys.contains(record.uniqueKey) { return true }
         if let ref = query.filter.persistentRef, record.persistentRef != ref { return false }
         if let c = query.itemClass, record.itemClass != c { return false }
         guard let group = record.attributes[.accessGroup]?.text, query.groups.contains(group) else { return false }
@@ -325,7 +331,9 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     /// `a.bytes == b.bytes` without building arrays.
     static func sameBytes(_ a: AttributeValue, _ b: AttributeValue) -> Bool {
         switch (a, b) {
-        case (.string(let x), .string(let y)): return x.utf8.elementsEqual(y.utf8)
+        case (.string(var x), .string(var y)):
+            // Native strings are contiguous UTF-8: compare the buffers (withUTF8 copies only bridged ones).
+            return x.withUTF8 { a in y.withUTF8 { b in a.count == b.count && a.elementsEqual(b) } }
         case (.data(let x), .data(let y)): return x == y
         case (.string(let x), .data(let y)), (.data(let y), .string(let x)): return x.utf8.elementsEqual(y)
         default: return a.bytes == b.bytes
@@ -343,13 +351,30 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         guard !wanted.isEmpty else {
             return returning.contains(.ref) && !single ? .items([]) : .none
         }
-        let items = records.map { record in
+        func item(_ record: ItemRecord) -> ResultItem {
             ResultItem(itemClass: record.itemClass,
                        attributes: wanted.contains(.attributes) ? record.attributes : nil,
                        data: wanted.contains(.data) ? record.data : nil,
                        persistentRef: wanted.contains(.persistentRef) ? record.persistentRef : nil)
         }
-        if single, let first = items.first { return .item(first) }
-        return .items(items)
+        if single, let first = records.first { return .item(item(first)) }
+        return .items(records.map(item))
     }
+}
+
+enum KeychainOperation { case copy, update, delete }
+
+/// A query checked and normalized once. Outside `Keychain` so it is not a generic type (no metadata
+/// instantiation per query).
+struct PreparedQuery {
+    var itemClass: ItemClass?
+    /// Every one must hold, so their order does not matter (kept as given: no sorted copy per query).
+    var attributes: [AttributeName: AttributeValue]
+    var synchronizable: Bool?   // nil: any
+    var groups: Set<String>
+    var caseInsensitive: Bool
+    /// `filter.uniqueKeys` are the query: class, group, sync and every attribute it names are part of the
+    /// key, compared by bytes. A record whose key is one of them matches (others are checked one by one).
+    var keyDecides: Bool
+    var filter: RecordFilter
 }
