@@ -109,6 +109,59 @@ struct CoreTests {
         #expect(ItemClass.internetPassword.attributes.contains(.service) == false)
     }
 
+    @Test("the in-memory service/account index agrees with a scan through adds, updates, deletes and rollbacks")
+    func inMemoryEqualityIndex() throws {
+        let backend = InMemoryBackend()
+        let store = try Keychain(backend: backend)
+        for i in 0..<60 {
+            var attributes: [AttributeName: AttributeValue] = [.account: .string("a\(i)"), .label: .string("l\(i)")]
+            if i % 5 != 0 { attributes[.service] = i % 2 == 0 ? .string("s\(i % 3)") : .data(Data("s\(i % 3)".utf8)) }
+            try store.add(NewItem(.genericPassword, attributes))
+        }
+        try store.add(NewItem(.internetPassword, [.account: "a1", .server: "example.com"]))
+        try store.update(ItemQuery(.genericPassword, [.service: "s1"]), with: ItemChanges([.service: "moved"]))
+        try store.update(ItemQuery(.genericPassword, [.account: "a2"]), with: ItemChanges([.account: "b2"]))
+        try store.delete(ItemQuery(.genericPassword, [.service: "s2", .account: "a17"]))
+        // A failing update (duplicate) rolls back its index changes too.
+        #expect(throws: SecureStoreError.self) {
+            try store.update(ItemQuery(.genericPassword, [.service: "s0"]), with: ItemChanges([.service: "x", .account: "y"]))
+        }
+        func bySearch(_ equalities: [AttributeName: AttributeValue], _ itemClass: ItemClass) throws -> [PersistentRef] {
+            try backend.withTransaction(writing: false) { (txn: inout InMemoryBackend.State) throws(SecureStoreError) in
+                try txn.find(RecordFilter(itemClass: itemClass, equalities: equalities))
+            }.filter { record in
+                equalities.allSatisfy { name, value in
+                    (record.attributes[name] ?? name.defaultValue)?.bytes == value.bytes
+                }
+            }.map(\.persistentRef)
+        }
+        func byScan(_ equalities: [AttributeName: AttributeValue], _ itemClass: ItemClass) throws -> [PersistentRef] {
+            try backend.withTransaction(writing: false) { (txn: inout InMemoryBackend.State) throws(SecureStoreError) in
+                try txn.find(RecordFilter(itemClass: itemClass))
+            }.filter { record in
+                equalities.allSatisfy { name, value in
+                    (record.attributes[name] ?? name.defaultValue)?.bytes == value.bytes
+                }
+            }.map(\.persistentRef)
+        }
+        let probes: [([AttributeName: AttributeValue], ItemClass)] = [
+            ([.service: "s0"], .genericPassword), ([.service: .data(Data("s1".utf8))], .genericPassword),
+            ([.service: "moved"], .genericPassword), ([.service: ""], .genericPassword), ([.service: "none"], .genericPassword),
+            ([.account: "a1"], .genericPassword), ([.account: "a1"], .internetPassword), ([.account: "a2"], .genericPassword),
+            ([.account: "b2"], .genericPassword), ([.service: "s2", .account: "a17"], .genericPassword),
+            ([.service: "moved", .account: "a4"], .genericPassword), ([.service: "s0", .account: "a3"], .genericPassword),
+        ]
+        for (equalities, itemClass) in probes {
+            let scanned = try byScan(equalities, itemClass)
+            #expect(try bySearch(equalities, itemClass) == scanned, "\(equalities)")
+        }
+        #expect(try byScan([.service: "moved"], .genericPassword).count == 16)
+        #expect(try byScan([.service: "s0"], .genericPassword).count == 16)
+        #expect(try byScan([.account: "b2"], .genericPassword).count == 1)
+        #expect(try byScan([.service: "s2", .account: "a17"], .genericPassword).isEmpty)
+        #expect(try byScan([.service: ""], .genericPassword).count == 12)
+    }
+
     @Test("a failed in-memory transaction leaves no trace")
     func rollback() throws {
         let backend = InMemoryBackend()
