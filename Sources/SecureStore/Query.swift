@@ -30,8 +30,29 @@ public struct ReturnOptions: OptionSet, Sendable, Hashable {
 public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
     /// The reference's bytes (16 random bytes).
     public let data: Data
+    /// The first 16 bytes as two words (zero-padded) and the length: compared and hashed instead of the
+    /// `Data` (every backend table is keyed by references; `Data`'s own `==` and hash cost ~1 k instructions).
+    private let word0: UInt64, word1: UInt64, count: Int
 
-    public init(data: Data) { self.data = data }
+    public init(data: Data) {
+        self.data = data
+        count = data.count
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in
+            data.withUnsafeBytes { bytes in raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(16))) }
+        }
+        (word0, word1) = words
+    }
+
+    public static func == (a: PersistentRef, b: PersistentRef) -> Bool {
+        a.word0 == b.word0 && a.word1 == b.word1 && a.count == b.count && (a.count <= 16 || a.data == b.data)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(word0)
+        hasher.combine(word1)
+        hasher.combine(count)
+    }
 
     /// A fresh random reference.
     public static func random() -> PersistentRef {
