@@ -46,6 +46,7 @@ public final class InMemoryBackend: StorageBackend {
         }
         /// The refs filed under one index value: usually one (an account), sometimes many (a service).
         enum Bucket: Sendable {
+            case empty
             case one(PersistentRef)
             case many(Set<PersistentRef>)
         }
@@ -93,7 +94,7 @@ public final class InMemoryBackend: StorageBackend {
                 }
             } else if let itemClass = filter.itemClass, let bucket = smallestBucket(itemClass, filter.equalities) {
                 switch bucket {
-                case .none:
+                case nil, .empty?:
                     return []
                 case .one(let ref)?:
                     guard let entry = entries[ref] else { return [] }
@@ -156,20 +157,23 @@ public final class InMemoryBackend: StorageBackend {
         /// The attributes with an equality index (text; the ones list queries name).
         static let indexed: [AttributeName] = [.service, .account]
 
-        /// The index slot of `value` (by bytes: a string and data with the same bytes are equal to the core).
+        /// The index slot of `value` (by bytes: a string and data with the same bytes are equal to the core):
+        /// FNV-1a over attribute, class and bytes. The dictionary hashes the slot again with its seeded hash;
+        /// a collision only puts more records in a bucket (the core filters them out).
         static func slot(_ name: AttributeName, _ itemClass: ItemClass, _ value: AttributeValue?) -> Int? {
-            var hasher = Hasher()
-            hasher.combine(name)
-            hasher.combine(itemClass.indexTag)
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            func mix(_ byte: UInt8) { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            for byte in name.code.utf8 { mix(byte) }
+            mix(itemClass.indexTag)
             switch value ?? name.defaultValue {
             case .string(var s)?:
-                s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+                s.withUTF8 { for byte in $0 { mix(byte) } }
             case .data(let d)?:
-                d.withUnsafeBytes { hasher.combine(bytes: $0) }
+                d.withUnsafeBytes { for byte in $0 { mix(byte) } }
             default:
                 return nil   // not text: not indexed
             }
-            return hasher.finalize()
+            return Int(truncatingIfNeeded: h)
         }
 
         /// The smallest bucket among the filter's indexed equalities: `nil` when none is indexed, `.some(nil)`
@@ -181,6 +185,7 @@ public final class InMemoryBackend: StorageBackend {
                 guard let value = equalities[name], let slot = Self.slot(name, itemClass, value) else { continue }
                 guard let bucket = byValue[slot] else { return .some(nil) }
                 switch bucket {
+                case .empty: return .some(nil)
                 case .one: return .some(bucket)
                 case .many(let refs):
                     if case .many(let other)?? = best, other.count <= refs.count { continue }
@@ -193,11 +198,7 @@ public final class InMemoryBackend: StorageBackend {
         mutating func indexValues(_ record: ItemRecord) {
             for name in Self.indexed {
                 guard let slot = Self.slot(name, record.itemClass, record.attributes[name]) else { continue }
-                if byValue[slot] == nil {
-                    byValue[slot] = .one(record.persistentRef)
-                } else {
-                    byValue[slot]?.insert(record.persistentRef)
-                }
+                byValue[slot, default: .empty].insert(record.persistentRef)   // one probe, in place
             }
         }
 
@@ -227,6 +228,8 @@ extension InMemoryBackend.State.Bucket {
     /// Adds `ref` in place (the set is taken out of `self` first, so it is uniquely owned and not copied).
     mutating func insert(_ ref: PersistentRef) {
         switch self {
+        case .empty:
+            self = .one(ref)
         case .one(let other):
             if other != ref { self = .many([other, ref]) }
         case .many(var refs):
@@ -239,6 +242,8 @@ extension InMemoryBackend.State.Bucket {
     /// Removes `ref` in place; returns whether the bucket is now empty.
     mutating func remove(_ ref: PersistentRef) -> Bool {
         switch self {
+        case .empty:
+            return true
         case .one(let other):
             return other == ref
         case .many(var refs):
