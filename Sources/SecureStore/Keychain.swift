@@ -333,7 +333,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         switch (a, b) {
         case (.string(var x), .string(var y)):
             // Native strings are contiguous UTF-8: compare the buffers (withUTF8 copies only bridged ones).
-            return x.withUTF8 { a in y.withUTF8 { b in a.count == b.count && a.elementsEqual(b) } }
+            return x.withUTF8 { a in y.withUTF8 { b in sameMemory(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) } }
         case (.data(let x), .data(let y)): return x == y
         case (.string(let x), .data(let y)), (.data(let y), .string(let x)): return x.utf8.elementsEqual(y)
         default: return a.bytes == b.bytes
