@@ -111,15 +111,23 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         .isExtractable, .startDate, .endDate, .creator,
     ]
 
-    private static let perClass: [ItemClass: Set<AttributeName>] = [
-        .genericPassword: Set(common + passwordCommon + genericOnly),
-        .internetPassword: Set(common + passwordCommon + internetOnly),
-        .certificate: Set(common + certificateOnly),
-        .key: Set(common + keyOnly),
-        .identity: Set(common + certificateOnly + keyOnly),
-    ]
+    // One set per class, chosen by a switch (a dictionary keyed by the class would hash its raw string on
+    // every query).
+    private static let genericPasswordAttributes = Set(common + passwordCommon + genericOnly)
+    private static let internetPasswordAttributes = Set(common + passwordCommon + internetOnly)
+    private static let certificateAttributes = Set(common + certificateOnly)
+    private static let keyAttributes = Set(common + keyOnly)
+    private static let identityAttributes = Set(common + certificateOnly + keyOnly)
 
-    static func attributes(of itemClass: ItemClass) -> Set<AttributeName> { perClass[itemClass] ?? [] }
+    static func attributes(of itemClass: ItemClass) -> Set<AttributeName> {
+        switch itemClass {
+        case .genericPassword: genericPasswordAttributes
+        case .internetPassword: internetPasswordAttributes
+        case .certificate: certificateAttributes
+        case .key: keyAttributes
+        case .identity: identityAttributes
+        }
+    }
 
     static func uniqueness(of itemClass: ItemClass) -> [AttributeName] {
         // Built once: this runs on every query and every record.
