@@ -154,16 +154,16 @@ public final class InMemoryBackend: StorageBackend {
 
         // MARK: The equality index
 
-        /// The attributes with an equality index (text; the ones list queries name).
-        static let indexed: [AttributeName] = [.service, .account]
+        /// The attributes with an equality index (text; the ones list queries name), with a tag for the slot.
+        static let indexed: [(name: AttributeName, tag: UInt8)] = [(.service, 1), (.account, 2)]
 
         /// The index slot of `value` (by bytes: a string and data with the same bytes are equal to the core):
         /// FNV-1a over attribute, class and bytes. The dictionary hashes the slot again with its seeded hash;
         /// a collision only puts more records in a bucket (the core filters them out).
-        static func slot(_ name: AttributeName, _ itemClass: ItemClass, _ value: AttributeValue?) -> Int? {
+        static func slot(_ name: AttributeName, tag: UInt8, _ itemClass: ItemClass, _ value: AttributeValue?) -> Int? {
             var h: UInt64 = 0xcbf2_9ce4_8422_2325
             func mix(_ byte: UInt8) { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            for byte in name.code.utf8 { mix(byte) }
+            mix(tag)
             mix(itemClass.indexTag)
             switch value ?? name.defaultValue {
             case .string(var s)?:
@@ -181,8 +181,8 @@ public final class InMemoryBackend: StorageBackend {
         func smallestBucket(_ itemClass: ItemClass, _ equalities: [AttributeName: AttributeValue]) -> Bucket?? {
             guard !equalities.isEmpty else { return nil }
             var best: Bucket?? = nil
-            for name in Self.indexed {
-                guard let value = equalities[name], let slot = Self.slot(name, itemClass, value) else { continue }
+            for (name, tag) in Self.indexed {
+                guard let value = equalities[name], let slot = Self.slot(name, tag: tag, itemClass, value) else { continue }
                 guard let bucket = byValue[slot] else { return .some(nil) }
                 switch bucket {
                 case .empty: return .some(nil)
@@ -196,15 +196,15 @@ public final class InMemoryBackend: StorageBackend {
         }
 
         mutating func indexValues(_ record: ItemRecord) {
-            for name in Self.indexed {
-                guard let slot = Self.slot(name, record.itemClass, record.attributes[name]) else { continue }
+            for (name, tag) in Self.indexed {
+                guard let slot = Self.slot(name, tag: tag, record.itemClass, record.attributes[name]) else { continue }
                 byValue[slot, default: .empty].insert(record.persistentRef)   // one probe, in place
             }
         }
 
         mutating func unindexValues(_ record: ItemRecord) {
-            for name in Self.indexed {
-                guard let slot = Self.slot(name, record.itemClass, record.attributes[name]) else { continue }
+            for (name, tag) in Self.indexed {
+                guard let slot = Self.slot(name, tag: tag, record.itemClass, record.attributes[name]) else { continue }
                 if byValue[slot]?.remove(record.persistentRef) == true { byValue[slot] = nil }
             }
         }
