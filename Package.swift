@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .executable(name: "securestore-bench", targets: ["securestore-bench"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
+        // libFuzzer harnesses (scripts/fuzz.sh builds them with -sanitize=fuzzer,address).
+        .executable(name: "fuzz-secitem", targets: ["fuzz-secitem"]),
+        .executable(name: "fuzz-config", targets: ["fuzz-config"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -59,6 +62,14 @@ let package = Package(
                                          "CSQLite", "CSodium"],
                           path: "Benchmarks/SecureStoreBench"),
 
+        // Fuzzing: the exercise functions (shared by the harnesses and Tests/FuzzRegressionTests), one
+        // executable per harness (Fuzz/README.md).
+        .target(name: "SecureStoreFuzzing",
+                dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends"],
+                path: "Fuzz/Exercises"),
+        .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
+        .executableTarget(name: "fuzz-config", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Config"),
+
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
@@ -68,6 +79,7 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
                                                              "SQLiteStore", "SecretServiceStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing"]),
     ]
 )
 

@@ -112,10 +112,27 @@ public struct StoreSelection: Sendable {
 }
 
 /// The JSON config file: `{"backend": "sqlite", "sqlite": {…}, "secretService": {…}, …}`.
-enum ConfigFile {
+package enum ConfigFile {
+    /// The largest config file read (a config file is a few hundred bytes; this stops a huge or endless file).
+    package static let maxBytes = 1 << 20
+
     static func parse(path: String) throws(SecureStoreError) -> (String?, [String: [String: ConfigValue]]) {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
+           size.intValue > maxBytes {
+            throw .param(path, "The config file \(path) is larger than \(maxBytes) bytes; it is not a SecureStore config file.")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .param(path, "Cannot read the config file \(path): it does not exist or is not readable.")
+        }
+        return try parse(data: data, path: path)
+    }
+
+    /// Parses the bytes of a config file; `path` only names it in messages.
+    package static func parse(data: Data, path: String) throws(SecureStoreError)
+        -> (backend: String?, sections: [String: [String: ConfigValue]])
+    {
+        guard data.count <= maxBytes else {
+            throw .param(path, "The config file \(path) is larger than \(maxBytes) bytes; it is not a SecureStore config file.")
         }
         let object: Any
         do {
@@ -155,7 +172,7 @@ enum ConfigFile {
         return (backend, sections)
     }
 
-    static func convert(_ raw: Any) -> ConfigValue {
+    package static func convert(_ raw: Any) -> ConfigValue {
         switch raw {
         case let s as String: return .string(s)
         case let n as NSNumber:
