@@ -2,7 +2,6 @@ public import Foundation
 import SecureStore
 import InMemoryStore
 import SecItem
-import Synchronization
 
 /// Fuzz target (a): SecItem dictionaries built from fuzz bytes, driven through `SecItemAdd`,
 /// `SecItemCopyMatching`, `SecItemUpdate` and `SecItemDelete` on a fresh in-memory store per input.
@@ -11,10 +10,6 @@ import Synchronization
 /// `SecItemCopyMatching`) leaves the store exactly as it was; a successful add can be read back.
 public enum SecItemExercise {
     public static let name = "secitem"
-
-    /// The process-wide SecItem store, swapped for a fresh one per input.
-    private static let current = Mutex<InMemoryStore?>(nil)
-    private static let bootstrapped: Void = { SecItemSystem.bootstrap(SwappableStore()) }()
 
     private static let documented: Set<OSStatus> = [
         errSecSuccess, errSecParam, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr, errSecNoSuchClass,
@@ -38,11 +33,16 @@ public enum SecItemExercise {
 
     /// Runs the program encoded in `bytes`. Throws a finding when an invariant breaks.
     public static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
-        _ = bootstrapped
         guard let store = try? InMemoryStore(configuration: StoreConfiguration(accessGroups: ["securestore", "group.other"])) else {
             throw FuzzFinding(name, "could not make an in-memory store")
         }
-        current.withLock { $0 = store }
+        // The SecItem functions' process-wide store is this input's fresh store (for this task only, so a
+        // test process that also runs the SecItem tests is not disturbed).
+        let outcome = SecItemSystem.withStore(store) { Result { () throws(FuzzFinding) in try program(bytes, store) } }
+        try outcome.get()
+    }
+
+    private static func program(_ bytes: [UInt8], _ store: InMemoryStore) throws(FuzzFinding) {
         var input = FuzzInput(bytes)
         var refs: [Data] = []
         var step = 0
@@ -82,7 +82,6 @@ public enum SecItemExercise {
             if let d = result as? Data, refs.count < 8 { refs.append(d) }
             if let dict = result as? [String: Any], let d = dict[kSecValuePersistentRef] as? Data, refs.count < 8 { refs.append(d) }
         }
-        current.withLock { $0 = nil }
     }
 
     static func value(_ input: inout FuzzInput, refs: [Data]) -> Any {
@@ -124,27 +123,5 @@ public enum SecItemExercise {
             if case .success(let q) = r { out += q.items }
         }
         return out
-    }
-
-    /// Forwards to the store of the current input.
-    final class SwappableStore: SecureStore, Sendable {
-        var storeDescription: String { "fuzz memory" }
-
-        private func store() throws(SecureStoreError) -> InMemoryStore {
-            guard let s = SecItemExercise.current.withLock({ $0 }) else {
-                throw SecureStoreError(.notAvailable, "no fuzz store")
-            }
-            return s
-        }
-
-        func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult {
-            try store().add(item, returning: returning)
-        }
-        func copyMatching(_ query: ItemQuery) throws(SecureStoreError) -> QueryResult { try store().copyMatching(query) }
-        func update(_ query: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {
-            try store().update(query, with: changes)
-        }
-        func delete(_ query: ItemQuery) throws(SecureStoreError) -> Int { try store().delete(query) }
-        func clear(_ classes: Set<ItemClass>) throws(SecureStoreError) -> Int { try store().clear(classes) }
     }
 }
