@@ -31,7 +31,8 @@ for h in "${harnesses[@]}"; do
   dirs=("$work" "Fuzz/corpus/$h"); [ -d "Fuzz/regressions/$h" ] && dirs+=("Fuzz/regressions/$h")
   echo "fuzz: $h for ${seconds} s"
   rc=0
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 \
+  # The Swift runtime's backtracer would take over the crash from ASan/libFuzzer: off.
+  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" "$bin/fuzz-$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 \
     -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" "${dict[@]}" "${dirs[@]}" >"$log" 2>&1 || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)

@@ -1,5 +1,5 @@
 import Foundation
-package import SecureStore
+import SecureStore
 import SecureStoreBackends
 
 /// Fuzz target (b): the JSON config file parser (`ConfigFile.parse`) and the typed accessors every backend

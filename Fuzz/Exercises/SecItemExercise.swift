@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import SecureStore
 import InMemoryStore
 import SecItem

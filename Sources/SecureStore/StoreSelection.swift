@@ -158,7 +158,8 @@ package enum ConfigFile {
             }
             guard let factory = factories.first(where: { $0.section == key }) else {
                 let known = (["backend"] + factories.map(\.section)).joined(separator: ", ")
-                throw .param(key, "\(path): unknown key \"\(key)\"; expected one of: \(known).")
+                // An empty key cannot name itself: the error names the file instead.
+                throw .param(key.isEmpty ? path : key, "\(path): unknown key \"\(key)\"; expected one of: \(known).")
             }
             guard case .object(let section) = value else {
                 throw .param(key, "\(path): \"\(key)\" must be an object, not \(value.typeName).")
