@@ -25,9 +25,12 @@ let package = Package(
         .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
         .systemLibrary(name: "CSQLite", path: "Backends/SQLite/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CSodium", path: "Backends/SQLite/CSodium", pkgConfig: "libsodium",
+        // Encryption shared by the encrypted backends: keys, blind indexes, sealed records (libsodium).
+        .systemLibrary(name: "CSodium", path: "Backends/Crypto/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
-        .target(name: "SQLiteStore", dependencies: ["SecureStore", "CSQLite", "CSodium"],
+        .target(name: "SecureStoreCrypto", dependencies: ["SecureStore", "CSodium"],
+                path: "Backends/Crypto/SecureStoreCrypto"),
+        .target(name: "SQLiteStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CSQLite"],
                 path: "Backends/SQLite/SQLiteStore"),
         // Helper process for the SQLite multi-process and crash tests.
         .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SQLiteStore"],
@@ -75,7 +78,7 @@ let package = Package(
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                       "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: []),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "CSQLite"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
                                                              "SQLiteStore", "SecretServiceStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),

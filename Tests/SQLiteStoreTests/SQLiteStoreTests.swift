@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import SecureStore
 @testable import SQLiteStore
+import SecureStoreCrypto
 import CSQLite
 
 @Suite("SQLite store")

@@ -1,6 +1,7 @@
 public import SecureStore
 import Foundation
 import Synchronization
+package import SecureStoreCrypto
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
 /// keyed blind indexes. See `Backends/SQLite/FORMAT.md` for the file format.
@@ -20,7 +21,6 @@ public final class SQLiteBackend: StorageBackend {
     ///   `decode` when the file is not a SecureStore database, `notAvailable` for a newer schema.
     public init(path: String, key: SQLiteKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10)) throws(SecureStoreError) {
-        try Sodium.ready()
         self.path = path
         try Files.createFileIfAbsent(path)
         let ms = Int32(clamping: busyTimeout.components.seconds * 1000
@@ -79,14 +79,14 @@ public final class SQLiteBackend: StorageBackend {
         }
 
         public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
-            let row = connection.row(for: record)
+            let row = connection.sealer.seal(record)
             try connection.db.query(
                 "INSERT INTO items(cls, ref, ukey, svc, acct, blob) VALUES (?, ?, ?, ?, ?, ?)",
                 [.integer(row.cls), .blob(row.ref), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob)])
         }
 
         public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
-            let row = connection.row(for: record)
+            let row = connection.sealer.seal(record)
             try connection.db.query(
                 "UPDATE items SET cls = ?, ukey = ?, svc = ?, acct = ?, blob = ? WHERE ref = ?",
                 [.integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)])
@@ -97,35 +97,19 @@ public final class SQLiteBackend: StorageBackend {
 
         public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
             for ref in refs {
-                try connection.db.query("DELETE FROM items WHERE ref = ?", [.blob(connection.refIndex(ref))])
+                try connection.db.query("DELETE FROM items WHERE ref = ?", [.blob(connection.sealer.refIndex(ref))])
             }
         }
 
         public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
             var removed = 0
             for cls in classes.sorted(by: { $0.rawValue < $1.rawValue }) {
-                try connection.db.query("DELETE FROM items WHERE cls = ?", [.integer(Connection.classNumber(cls))])
+                try connection.db.query("DELETE FROM items WHERE cls = ?", [.integer(RecordSealer.classNumber(cls))])
                 removed += connection.db.changes
             }
             return removed
         }
     }
-}
-
-/// How hard a passphrase is stretched (Argon2id) when a store or a new key is created.
-public struct PassphraseCost: Sendable, Hashable {
-    public var operations: UInt64
-    public var memoryBytes: UInt64
-
-    public init(operations: UInt64, memoryBytes: UInt64) {
-        self.operations = operations
-        self.memoryBytes = memoryBytes
-    }
-
-    /// libsodium's INTERACTIVE limits (about 64 MiB, a fraction of a second).
-    public static let interactive = PassphraseCost(operations: Sodium.interactiveOps, memoryBytes: Sodium.interactiveMem)
-    /// libsodium's minimum limits: for tests only.
-    public static let minimum = PassphraseCost(operations: Sodium.minimumOps, memoryBytes: Sodium.minimumMem)
 }
 
 // MARK: Connection
@@ -134,31 +118,14 @@ extension SQLiteBackend {
     /// The connection and the keys that open its rows; used only under the backend's mutex.
     final class Connection: @unchecked Sendable {   // only ever used under the backend's Mutex
         let db: SQLiteConnection
-        private(set) var keys: Keys
-
-        struct Keys {
-            let encryption: SecretKey
-            let index: SecretKey
-            /// `kdf` meta value when the master key came from a passphrase.
-            let kdf: [UInt8]?
-        }
-
-        struct Row {
-            let cls: Int64
-            let ref: [UInt8]
-            let ukey: [UInt8]
-            let svc: [UInt8]
-            let acct: [UInt8]
-            let blob: [UInt8]
-        }
+        private(set) var sealer: RecordSealer
 
         static let selectColumns = "SELECT id, cls, ref, ukey, blob FROM items"
         static let selectByUniqueKey = selectColumns + " WHERE ukey = ? ORDER BY id"
-        static let checkPlaintext = Array("SecureStore key check v1".utf8)
 
-        private init(db: SQLiteConnection, keys: Keys) {
+        private init(db: SQLiteConnection, sealer: RecordSealer) {
             self.db = db
-            self.keys = keys
+            self.sealer = sealer
         }
 
         static func open(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32)
@@ -179,7 +146,7 @@ extension SQLiteBackend {
                             throw SecureStoreError(.decode,
                                 "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
                         }
-                        let keys = try makeKeys(key, storedKDF: nil, cost: cost)
+                        let sealer = try RecordSealer.make(key, storedKDF: nil, cost: cost)
                         try db.exec("""
                             CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
                             CREATE TABLE items(id INTEGER PRIMARY KEY, cls INTEGER NOT NULL, ref BLOB NOT NULL,
@@ -191,9 +158,9 @@ extension SQLiteBackend {
                             CREATE INDEX items_acct ON items(acct);
                             PRAGMA user_version = \(SQLiteBackend.schemaVersion);
                             """)
-                        try writeMeta(db, keys)
+                        try writeMeta(db, sealer)
                         try db.exec("COMMIT")
-                        let connection = Connection(db: db, keys: keys)
+                        let connection = Connection(db: db, sealer: sealer)
                         try connection.configure()
                         return connection
                     }
@@ -212,13 +179,9 @@ extension SQLiteBackend {
                 throw SecureStoreError(.decode, "The store file has an unknown schema version \(version).")
             }
             let storedKDF = try meta(db, "kdf")
-            let keys = try makeKeys(key, storedKDF: storedKDF, cost: cost)
-            guard let check = try meta(db, "check"),
-                  Sodium.open(check, ad: Array("check".utf8), key: keys.encryption) == checkPlaintext
-            else {
-                throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
-            }
-            let connection = Connection(db: db, keys: keys)
+            let sealer = try RecordSealer.make(key, storedKDF: storedKDF, cost: cost)
+            try sealer.verify(check: try meta(db, "check"))
+            let connection = Connection(db: db, sealer: sealer)
             try connection.configure()
             return connection
         }
@@ -248,54 +211,12 @@ extension SQLiteBackend {
             return nil
         }
 
-        private static func writeMeta(_ db: SQLiteConnection, _ keys: Keys) throws(SecureStoreError) {
+        private static func writeMeta(_ db: SQLiteConnection, _ sealer: RecordSealer) throws(SecureStoreError) {
             try db.query("DELETE FROM meta WHERE k = 'kdf'")
-            if let kdf = keys.kdf {
+            if let kdf = sealer.kdfParameters {
                 try db.query("INSERT INTO meta(k, v) VALUES ('kdf', ?)", [.blob(kdf)])
             }
-            let check = Sodium.seal(checkPlaintext, ad: Array("check".utf8), key: keys.encryption)
-            try db.query("INSERT OR REPLACE INTO meta(k, v) VALUES ('check', ?)", [.blob(check)])
-        }
-
-        /// Encryption and index subkeys for `key`; a passphrase uses the stored salt and costs when there are
-        /// some, else new ones.
-        static func makeKeys(_ key: SQLiteKey, storedKDF: [UInt8]?, cost: PassphraseCost) throws(SecureStoreError) -> Keys {
-            let master: SecretKey
-            var kdf: [UInt8]? = nil
-            switch key {
-            case .passphrase(let passphrase):
-                var salt: [UInt8], ops: UInt64, mem: UInt64
-                if let stored = storedKDF {
-                    // alg (1) ‖ ops (8) ‖ mem (8) ‖ salt (16)
-                    guard stored.count == 17 + Sodium.saltBytes, stored[0] == 1 else {
-                        throw SecureStoreError(.decode, "The store's passphrase parameters are damaged.")
-                    }
-                    ops = stored[1..<9].reduce(0) { $0 << 8 | UInt64($1) }
-                    mem = stored[9..<17].reduce(0) { $0 << 8 | UInt64($1) }
-                    salt = Array(stored[17...])
-                    kdf = stored
-                } else {
-                    salt = Sodium.random(Sodium.saltBytes)
-                    ops = cost.operations
-                    mem = cost.memoryBytes
-                    var encoded: [UInt8] = [1]
-                    withUnsafeBytes(of: ops.bigEndian) { encoded.append(contentsOf: $0) }
-                    withUnsafeBytes(of: mem.bigEndian) { encoded.append(contentsOf: $0) }
-                    kdf = encoded + salt
-                }
-                var bytes = Array(passphrase)
-                defer { Sodium.zero(&bytes) }
-                master = try Sodium.stretch(bytes, salt: salt, ops: ops, mem: mem)
-            default:
-                if storedKDF != nil {
-                    throw SecureStoreError(.authFailed, "This store is opened with a passphrase, not a key.")
-                }
-                var bytes = try key.keyBytes()
-                defer { Sodium.zero(&bytes) }
-                master = try SecretKey(copying: bytes)
-            }
-            return Keys(encryption: try Sodium.derive(master, id: 1, context: "SSencryp"),
-                        index: try Sodium.derive(master, id: 2, context: "SSindex_"), kdf: kdf)
+            try db.query("INSERT OR REPLACE INTO meta(k, v) VALUES ('check', ?)", [.blob(sealer.makeCheck())])
         }
 
         func transaction<T>(writing: Bool, _ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
@@ -312,79 +233,36 @@ extension SQLiteBackend {
 
         // MARK: Rows
 
-        static func classNumber(_ cls: ItemClass) -> Int64 {
-            switch cls {
-            case .genericPassword: 1
-            case .internetPassword: 2
-            case .certificate: 3
-            case .key: 4
-            case .identity: 5
-            }
-        }
-
-        func refIndex(_ ref: PersistentRef, keys: Keys? = nil) -> [UInt8] {
-            Sodium.blindIndex((keys ?? self.keys).index, domain: 1, Array(ref.data))
-        }
-
-        private func attributeIndex(_ name: AttributeName, _ value: AttributeValue?, keys: Keys) -> [UInt8] {
-            let bytes = (value ?? name.defaultValue)?.bytes ?? []
-            return Sodium.blindIndex(keys.index, domain: name == .service ? 3 : 4, bytes)
-        }
-
-        private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
-            Array("SSrow1".utf8) + [UInt8(truncatingIfNeeded: cls)] + ref + ukey
-        }
-
-        func row(for record: ItemRecord, keys: Keys? = nil) -> Row {
-            let keys = keys ?? self.keys
-            let cls = Self.classNumber(record.itemClass)
-            let ref = refIndex(record.persistentRef, keys: keys)
-            let ukey = Sodium.blindIndex(keys.index, domain: 2, record.uniqueKey.bytes)
-            var plain = RecordCodec.encode(record)
-            defer { Sodium.zero(&plain) }
-            let blob = Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: keys.encryption)
-            return Row(cls: cls, ref: ref, ukey: ukey,
-                       svc: attributeIndex(.service, record.attributes[.service], keys: keys),
-                       acct: attributeIndex(.account, record.attributes[.account], keys: keys), blob: blob)
-        }
-
         /// Decrypts one `selectColumns` row.
-        private func record(from row: [SQLValue]) throws(SecureStoreError) -> (id: Int64, record: ItemRecord) {
+        private func record(from row: [SQLValue], sealer: RecordSealer? = nil) throws(SecureStoreError)
+            -> (id: Int64, record: ItemRecord)
+        {
             guard row.count == 5, case .integer(let id) = row[0], case .integer(let cls) = row[1],
                   case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
             else {
                 throw SecureStoreError(.decode, "A stored item has a damaged row: the file was altered or corrupted.")
             }
-            guard var plain = Sodium.open(blob, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey),
-                                          key: keys.encryption)
-            else {
-                throw SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
-            }
-            defer { Sodium.zero(&plain) }
-            guard let record = RecordCodec.decode(plain), Self.classNumber(record.itemClass) == cls else {
-                throw SecureStoreError(.decode, "Stored item #\(id) cannot be decoded: the data was altered or corrupted.")
-            }
-            return (id, record)
+            return (id, try (sealer ?? self.sealer).open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id))
         }
 
         func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
             var rows: [[SQLValue]]
             if let ref = filter.persistentRef {
-                rows = try db.query(Self.selectColumns + " WHERE ref = ? ORDER BY id", [.blob(refIndex(ref))])
+                rows = try db.query(Self.selectColumns + " WHERE ref = ? ORDER BY id", [.blob(sealer.refIndex(ref))])
             } else if let uniqueKeys = filter.uniqueKeys {
                 rows = []
                 for key in Set(uniqueKeys) {
                     rows += try db.query(Self.selectByUniqueKey,
-                                         [.blob(Sodium.blindIndex(keys.index, domain: 2, key.bytes))])
+                                         [.blob(sealer.uniqueKeyIndex(key))])
                 }
             } else if let cls = filter.itemClass {
-                let number = Self.classNumber(cls)
+                let number = RecordSealer.classNumber(cls)
                 if let service = filter.equalities[.service] {
                     rows = try db.query(Self.selectColumns + " WHERE svc = ? AND cls = ? ORDER BY id",
-                                        [.blob(attributeIndex(.service, service, keys: keys)), .integer(number)])
+                                        [.blob(sealer.attributeIndex(.service, service)), .integer(number)])
                 } else if let account = filter.equalities[.account] {
                     rows = try db.query(Self.selectColumns + " WHERE acct = ? AND cls = ? ORDER BY id",
-                                        [.blob(attributeIndex(.account, account, keys: keys)), .integer(number)])
+                                        [.blob(sealer.attributeIndex(.account, account)), .integer(number)])
                 } else {
                     rows = try db.query(Self.selectColumns + " WHERE cls = ? ORDER BY id", [.integer(number)])
                 }
@@ -401,19 +279,19 @@ extension SQLiteBackend {
         // MARK: Rekey
 
         func rekey(to newKey: SQLiteKey, cost: PassphraseCost) throws(SecureStoreError) {
-            let newKeys = try Self.makeKeys(newKey, storedKDF: nil, cost: cost)
+            let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: cost)
             try transaction(writing: true) { () throws(SecureStoreError) in
                 let rows = try db.query(Self.selectColumns + " ORDER BY id")
                 for row in rows {
                     let (id, record) = try record(from: row)
-                    let new = self.row(for: record, keys: newKeys)
+                    let new = newSealer.seal(record)
                     try db.query("UPDATE items SET ref = ?, ukey = ?, svc = ?, acct = ?, blob = ? WHERE id = ?",
                                  [.blob(new.ref), .blob(new.ukey), .blob(new.svc), .blob(new.acct), .blob(new.blob),
                                   .integer(id)])
                 }
-                try Self.writeMeta(db, newKeys)
+                try Self.writeMeta(db, newSealer)
             }
-            keys = newKeys
+            sealer = newSealer
         }
     }
 }

@@ -1,41 +1,41 @@
-import SecureStore
+package import SecureStore
 import Foundation
 internal import CSodium
 
 /// The one file that talks to libsodium: guarded key memory, randomness, key derivation, blind indexes and
 /// XChaCha20-Poly1305 sealing.
-enum Sodium {
-    static let keyBytes = 32
-    static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
-    static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
-    static let saltBytes = Int(crypto_pwhash_SALTBYTES)
-    static let indexBytes = 32
+package enum Sodium {
+    package static let keyBytes = 32
+    package static let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
+    package static let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
+    package static let saltBytes = Int(crypto_pwhash_SALTBYTES)
+    package static let indexBytes = 32
 
-    static func ready() throws(SecureStoreError) {
+    package static func ready() throws(SecureStoreError) {
         if sodium_init() < 0 {
             throw SecureStoreError(.notAvailable, "libsodium could not be initialized.")
         }
     }
 
-    static func random(_ count: Int) -> [UInt8] {
+    package static func random(_ count: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         randombytes_buf(&out, count)
         return out
     }
 
-    static func zero(_ bytes: inout [UInt8]) {
+    package static func zero(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
     }
 
     /// Argon2id cost limits.
-    static let interactiveOps = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE)
-    static let interactiveMem = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)
-    static let minimumOps = UInt64(crypto_pwhash_OPSLIMIT_MIN)
-    static let minimumMem = UInt64(crypto_pwhash_MEMLIMIT_MIN)
-    static let argon2id = Int32(crypto_pwhash_ALG_ARGON2ID13)
+    package static let interactiveOps = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE)
+    package static let interactiveMem = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)
+    package static let minimumOps = UInt64(crypto_pwhash_OPSLIMIT_MIN)
+    package static let minimumMem = UInt64(crypto_pwhash_MEMLIMIT_MIN)
+    package static let argon2id = Int32(crypto_pwhash_ALG_ARGON2ID13)
 
     /// A 32-byte master key stretched from `passphrase` with Argon2id.
-    static func stretch(_ passphrase: [UInt8], salt: [UInt8], ops: UInt64, mem: UInt64) throws(SecureStoreError)
+    package static func stretch(_ passphrase: [UInt8], salt: [UInt8], ops: UInt64, mem: UInt64) throws(SecureStoreError)
         -> SecretKey
     {
         guard salt.count == saltBytes, ops >= minimumOps, mem >= minimumMem,
@@ -54,7 +54,7 @@ enum Sodium {
     }
 
     /// A subkey of `master` for one purpose (`context` is exactly 8 characters).
-    static func derive(_ master: SecretKey, id: UInt64, context: String) throws(SecureStoreError) -> SecretKey {
+    package static func derive(_ master: SecretKey, id: UInt64, context: String) throws(SecureStoreError) -> SecretKey {
         let sub = try SecretKey(count: keyBytes)
         let ctx: [CChar] = Array(context.utf8).map { CChar(bitPattern: $0) } + [0]
         let rc = crypto_kdf_derive_from_key(sub.pointer, keyBytes, id, ctx, master.pointer)
@@ -63,7 +63,7 @@ enum Sodium {
     }
 
     /// A keyed BLAKE2b-256 of `domain` + `bytes`: a blind index that reveals nothing without the key.
-    static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
+    package static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: indexBytes)
         var input = [domain] + bytes
         defer { zero(&input) }
@@ -72,7 +72,7 @@ enum Sodium {
     }
 
     /// nonce ‖ ciphertext ‖ tag of `plain`, authenticated together with `ad`.
-    static func seal(_ plain: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8] {
+    package static func seal(_ plain: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8] {
         let nonce = random(nonceBytes)
         var cipher = [UInt8](repeating: 0, count: plain.count + tagBytes)
         var written: UInt64 = 0
@@ -82,7 +82,7 @@ enum Sodium {
     }
 
     /// The plaintext of `sealed`, or nil when it was not sealed with `key` and `ad` (or was altered).
-    static func open(_ sealed: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8]? {
+    package static func open(_ sealed: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8]? {
         guard sealed.count >= nonceBytes + tagBytes else { return nil }
         let nonce = Array(sealed[0..<nonceBytes])
         let cipher = Array(sealed[nonceBytes...])
@@ -96,11 +96,11 @@ enum Sodium {
 }
 
 /// Key bytes in libsodium guarded memory (`sodium_malloc`: guard pages, no swap), zeroed and freed on deinit.
-final class SecretKey {
-    let pointer: UnsafeMutablePointer<UInt8>
-    let count: Int
+package final class SecretKey {
+    package let pointer: UnsafeMutablePointer<UInt8>
+    package let count: Int
 
-    init(count: Int) throws(SecureStoreError) {
+    package init(count: Int) throws(SecureStoreError) {
         guard let raw = sodium_malloc(count) else {
             throw SecureStoreError(.allocate, "Could not allocate protected memory for a key.")
         }
@@ -109,7 +109,7 @@ final class SecretKey {
     }
 
     /// A key holding a copy of `bytes`.
-    convenience init(copying bytes: [UInt8]) throws(SecureStoreError) {
+    package convenience init(copying bytes: [UInt8]) throws(SecureStoreError) {
         try self.init(count: bytes.count)
         bytes.withUnsafeBufferPointer { b in
             if let base = b.baseAddress { pointer.update(from: base, count: b.count) }

@@ -1,11 +1,11 @@
-import SecureStore
-import Foundation
+package import SecureStore
+package import Foundation
 
 /// The compact binary form of one record's plaintext (see FORMAT.md): it keeps each value's exact case.
-enum RecordCodec {
-    static let version: UInt8 = 1
+package enum RecordCodec {
+    package static let version: UInt8 = 1
 
-    static func encode(_ record: ItemRecord) -> [UInt8] {
+    package static func encode(_ record: ItemRecord) -> [UInt8] {
         var out: [UInt8] = [version]
         appendBytes(&out, Array(record.itemClass.rawValue.utf8))
         appendBytes(&out, Array(record.persistentRef.data))
@@ -27,7 +27,7 @@ enum RecordCodec {
     }
 
     /// The record in `bytes`, or nil when they are not a well-formed encoding.
-    static func decode(_ bytes: [UInt8]) -> ItemRecord? {
+    package static func decode(_ bytes: [UInt8]) -> ItemRecord? {
         var r = Reader(bytes: bytes)
         guard r.byte() == version,
               let cls = r.chunk().flatMap({ String(bytes: $0, encoding: .utf8) }).flatMap({ ItemClass(rawValue: $0) }),

@@ -1,4 +1,4 @@
-import SecureStore
+package import SecureStore
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// Files and folders with private permissions: the database (0600), the key file (0600), folders (0700).
-enum Files {
-    static func createDirectory(_ path: String) throws(SecureStoreError) {
+package enum Files {
+    package static func createDirectory(_ path: String) throws(SecureStoreError) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
@@ -18,7 +18,7 @@ enum Files {
     }
 
     /// Creates an empty file with mode 0600 when there is none at `path`.
-    static func createFileIfAbsent(_ path: String) throws(SecureStoreError) {
+    package static func createFileIfAbsent(_ path: String) throws(SecureStoreError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 {
             close(fd)
@@ -31,7 +31,7 @@ enum Files {
     }
 
     /// The 32 bytes of the key file at `path`, creating it with random bytes (mode 0600) when absent.
-    static func keyFile(at path: String) throws(SecureStoreError) -> [UInt8] {
+    package static func keyFile(at path: String) throws(SecureStoreError) -> [UInt8] {
         var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 {
             var key = Sodium.random(Sodium.keyBytes)

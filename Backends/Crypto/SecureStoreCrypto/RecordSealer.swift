@@ -1,0 +1,151 @@
+package import SecureStore
+import Foundation
+
+/// One record as an encrypted backend stores it: the class number, keyed blind indexes and the sealed blob.
+/// Nothing in it is readable without the store's key (see Backends/SQLite/FORMAT.md).
+package struct SealedRecord: Sendable, Hashable {
+    package let cls: Int64
+    package let ref: [UInt8]
+    package let ukey: [UInt8]
+    package let svc: [UInt8]
+    package let acct: [UInt8]
+    package let blob: [UInt8]
+}
+
+/// The keys of one open store and everything done with them: blind indexes, sealing and opening records,
+/// the key-check value. Shared by every encrypted backend, so their records are byte-compatible.
+///
+/// Key material lives in libsodium guarded memory and is zeroed when the sealer is released.
+package final class RecordSealer: @unchecked Sendable {   // immutable after init; SecretKey memory is read-only
+    private let encryption: SecretKey
+    private let index: SecretKey
+    /// The Argon2id parameters to persist (alg ‖ ops ‖ mem ‖ salt) when the master key came from a passphrase.
+    package let kdfParameters: [UInt8]?
+
+    static let checkPlaintext = Array("SecureStore key check v1".utf8)
+    static let checkAD = Array("check".utf8)
+
+    private init(encryption: SecretKey, index: SecretKey, kdfParameters: [UInt8]?) {
+        self.encryption = encryption
+        self.index = index
+        self.kdfParameters = kdfParameters
+    }
+
+    /// The sealer for `key`; a passphrase uses the stored salt and costs when there are some, else new ones
+    /// (`cost`).
+    package static func make(_ key: StoreKey, storedKDF: [UInt8]?, cost: PassphraseCost)
+        throws(SecureStoreError) -> RecordSealer
+    {
+        try Sodium.ready()
+        let master: SecretKey
+        var kdf: [UInt8]? = nil
+        switch key {
+        case .passphrase(let passphrase):
+            var salt: [UInt8], ops: UInt64, mem: UInt64
+            if let stored = storedKDF {
+                // alg (1) ‖ ops (8) ‖ mem (8) ‖ salt (16)
+                guard stored.count == 17 + Sodium.saltBytes, stored[0] == 1 else {
+                    throw SecureStoreError(.decode, "The store's passphrase parameters are damaged.")
+                }
+                ops = stored[1..<9].reduce(0) { $0 << 8 | UInt64($1) }
+                mem = stored[9..<17].reduce(0) { $0 << 8 | UInt64($1) }
+                salt = Array(stored[17...])
+                kdf = stored
+            } else {
+                salt = Sodium.random(Sodium.saltBytes)
+                ops = cost.operations
+                mem = cost.memoryBytes
+                var encoded: [UInt8] = [1]
+                withUnsafeBytes(of: ops.bigEndian) { encoded.append(contentsOf: $0) }
+                withUnsafeBytes(of: mem.bigEndian) { encoded.append(contentsOf: $0) }
+                kdf = encoded + salt
+            }
+            var bytes = Array(passphrase)
+            defer { Sodium.zero(&bytes) }
+            master = try Sodium.stretch(bytes, salt: salt, ops: ops, mem: mem)
+        default:
+            if storedKDF != nil {
+                throw SecureStoreError(.authFailed, "This store is opened with a passphrase, not a key.")
+            }
+            var bytes = try key.keyBytes()
+            defer { Sodium.zero(&bytes) }
+            master = try SecretKey(copying: bytes)
+        }
+        return RecordSealer(encryption: try Sodium.derive(master, id: 1, context: "SSencryp"),
+                            index: try Sodium.derive(master, id: 2, context: "SSindex_"), kdfParameters: kdf)
+    }
+
+    // MARK: Key check
+
+    /// A value that only this key opens; store it once, check it with ``verify(check:)`` on open.
+    package func makeCheck() -> [UInt8] {
+        Sodium.seal(Self.checkPlaintext, ad: Self.checkAD, key: encryption)
+    }
+
+    /// Throws `authFailed` unless `check` was made by the same key.
+    package func verify(check: [UInt8]?) throws(SecureStoreError) {
+        guard let check, Sodium.open(check, ad: Self.checkAD, key: encryption) == Self.checkPlaintext else {
+            throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
+        }
+    }
+
+    // MARK: Indexes
+
+    package static func classNumber(_ cls: ItemClass) -> Int64 {
+        switch cls {
+        case .genericPassword: 1
+        case .internetPassword: 2
+        case .certificate: 3
+        case .key: 4
+        case .identity: 5
+        }
+    }
+
+    package func refIndex(_ ref: PersistentRef) -> [UInt8] {
+        Sodium.blindIndex(index, domain: 1, Array(ref.data))
+    }
+
+    package func uniqueKeyIndex(_ key: UniqueKey) -> [UInt8] {
+        Sodium.blindIndex(index, domain: 2, key.bytes)
+    }
+
+    /// The blind index of a service (domain 3) or of any other attribute (domain 4; used for account).
+    package func attributeIndex(_ name: AttributeName, _ value: AttributeValue?) -> [UInt8] {
+        let bytes = (value ?? name.defaultValue)?.bytes ?? []
+        return Sodium.blindIndex(index, domain: name == .service ? 3 : 4, bytes)
+    }
+
+    // MARK: Records
+
+    private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
+        Array("SSrow1".utf8) + [UInt8(truncatingIfNeeded: cls)] + ref + ukey
+    }
+
+    package func seal(_ record: ItemRecord) -> SealedRecord {
+        let cls = Self.classNumber(record.itemClass)
+        let ref = refIndex(record.persistentRef)
+        let ukey = uniqueKeyIndex(record.uniqueKey)
+        var plain = RecordCodec.encode(record)
+        defer { Sodium.zero(&plain) }
+        let blob = Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption)
+        return SealedRecord(cls: cls, ref: ref, ukey: ukey,
+                            svc: attributeIndex(.service, record.attributes[.service]),
+                            acct: attributeIndex(.account, record.attributes[.account]), blob: blob)
+    }
+
+    /// The record in one stored row (`id` only names it in errors); `decode` when it was altered, moved to
+    /// another row or sealed with another key.
+    package func open(cls: Int64, ref: [UInt8], ukey: [UInt8], blob: [UInt8], id: Int64)
+        throws(SecureStoreError) -> ItemRecord
+    {
+        guard var plain = Sodium.open(blob, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption)
+        else {
+            throw SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
+        }
+        defer { Sodium.zero(&plain) }
+        guard let record = RecordCodec.decode(plain), Self.classNumber(record.itemClass) == cls else {
+            throw SecureStoreError(.decode, "Stored item #\(id) cannot be decoded: the data was altered or corrupted.")
+        }
+        return record
+    }
+}

@@ -1,0 +1,68 @@
+public import SecureStore
+public import Foundation
+
+/// Where a store's 256-bit master key comes from (shared by every encrypted backend).
+public enum StoreKey: Sendable {
+    /// A file of 32 random bytes, created (mode 0600) when absent; refused when group or others may read it.
+    case keyFile(String)
+    /// A passphrase stretched with Argon2id (salt and costs are stored with the store).
+    case passphrase(Data)
+    /// The 32 key bytes themselves.
+    case raw(Data)
+    /// The key file at ``StoreKey/defaultKeyFilePath``.
+    case defaultKeyFile
+
+    /// A passphrase given as text (its UTF-8 bytes).
+    public static func passphrase(_ text: String) -> StoreKey { .passphrase(Data(text.utf8)) }
+
+    /// `$XDG_CONFIG_HOME/securestore/store.key` (else `~/.config/securestore/store.key`).
+    public static var defaultKeyFilePath: String {
+        XDG.base("XDG_CONFIG_HOME", ".config") + "/securestore/store.key"
+    }
+
+    /// The 32 bytes of a raw or file key (the caller zeroes them).
+    package func keyBytes() throws(SecureStoreError) -> [UInt8] {
+        switch self {
+        case .raw(let data):
+            guard data.count == Sodium.keyBytes else {
+                throw .param("key", "A raw key must be exactly \(Sodium.keyBytes) bytes; got \(data.count).")
+            }
+            return Array(data)
+        case .keyFile(let path):
+            return try Files.keyFile(at: path)
+        case .defaultKeyFile:
+            let path = Self.defaultKeyFilePath
+            try Files.createDirectory((path as NSString).deletingLastPathComponent)
+            return try Files.keyFile(at: path)
+        case .passphrase:
+            throw SecureStoreError(.internalError, "A passphrase has no key bytes of its own.")
+        }
+    }
+}
+
+/// How hard a passphrase is stretched (Argon2id) when a store or a new key is created.
+public struct PassphraseCost: Sendable, Hashable {
+    public var operations: UInt64
+    public var memoryBytes: UInt64
+
+    public init(operations: UInt64, memoryBytes: UInt64) {
+        self.operations = operations
+        self.memoryBytes = memoryBytes
+    }
+
+    /// libsodium's INTERACTIVE limits (about 64 MiB, a fraction of a second).
+    public static let interactive = PassphraseCost(operations: Sodium.interactiveOps, memoryBytes: Sodium.interactiveMem)
+    /// libsodium's minimum limits: for tests only.
+    public static let minimum = PassphraseCost(operations: Sodium.minimumOps, memoryBytes: Sodium.minimumMem)
+}
+
+/// XDG base directories.
+package enum XDG {
+    /// `$variable` when it is an absolute path, else `$HOME/fallback`.
+    package static func base(_ variable: String, _ fallback: String) -> String {
+        let env = ProcessInfo.processInfo.environment
+        if let value = env[variable], value.hasPrefix("/") { return value }
+        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/" + fallback
+    }
+}
