@@ -1,18 +1,17 @@
 public import SecureStore
 import Foundation
-import Synchronization
 package import SecureStoreCrypto
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
 /// keyed blind indexes. See `Backends/SQLite/FORMAT.md` for the file format.
 ///
-/// One connection, serialized by a `Mutex`; other processes are kept apart by SQLite's own locks (WAL,
+/// One connection, serialized by a lock (`Locked`); other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
     /// The schema version this code writes and reads (`PRAGMA user_version`).
     public static let schemaVersion: Int64 = 1
 
-    private let state: Mutex<Connection>
+    private let state: Locked<Connection>
     public let path: String
 
     /// Opens (creating when absent) the store at `path` with `key`.
@@ -26,7 +25,7 @@ public final class SQLiteBackend: StorageBackend {
         let ms = Int32(clamping: busyTimeout.components.seconds * 1000
                        + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         let connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms)
-        state = Mutex(connection)
+        state = Locked(connection)
     }
 
     public var backendDescription: String { "sqlite \(path)" }
@@ -116,7 +115,7 @@ public final class SQLiteBackend: StorageBackend {
 
 extension SQLiteBackend {
     /// The connection and the keys that open its rows; used only under the backend's mutex.
-    final class Connection: @unchecked Sendable {   // only ever used under the backend's Mutex
+    final class Connection: @unchecked Sendable {   // only ever used under the backend's lock
         let db: SQLiteConnection
         private(set) var sealer: RecordSealer
 
