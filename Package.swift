@@ -14,6 +14,8 @@ let package = Package(
         // libFuzzer harnesses (scripts/fuzz.sh builds them with -sanitize=fuzzer,address).
         .executable(name: "fuzz-secitem", targets: ["fuzz-secitem"]),
         .executable(name: "fuzz-config", targets: ["fuzz-config"]),
+        .executable(name: "fuzz-record", targets: ["fuzz-record"]),
+        .executable(name: "fuzz-export", targets: ["fuzz-export"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -68,10 +70,13 @@ let package = Package(
         // Fuzzing: the exercise functions (shared by the harnesses and Tests/FuzzRegressionTests), one
         // executable per harness (Fuzz/README.md).
         .target(name: "SecureStoreFuzzing",
-                dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends"],
+                dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends", "SQLiteStore",
+                               "SecureStoreCrypto"],
                 path: "Fuzz/Exercises"),
         .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
         .executableTarget(name: "fuzz-config", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Config"),
+        .executableTarget(name: "fuzz-record", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Record"),
+        .executableTarget(name: "fuzz-export", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Export"),
 
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),

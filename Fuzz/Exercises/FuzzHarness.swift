@@ -65,13 +65,15 @@ public enum FuzzCorpus {
 
 /// Every exercise by harness name (the names of `Fuzz/corpus/<name>` and of the `fuzz-<name>` executables).
 public enum FuzzExercises {
-    public static let names: [String] = [SecItemExercise.name, ConfigExercise.name]
+    public static let names: [String] = [SecItemExercise.name, ConfigExercise.name, RecordExercise.name, ExportExercise.name]
 
     /// Runs harness `name` on `bytes`.
     public static func run(_ name: String, _ bytes: [UInt8]) throws(FuzzFinding) {
         switch name {
         case SecItemExercise.name: try SecItemExercise.run(bytes)
         case ConfigExercise.name: try ConfigExercise.run(bytes)
+        case RecordExercise.name: try RecordExercise.run(bytes)
+        case ExportExercise.name: try ExportExercise.run(bytes)
         default: throw FuzzFinding(name, "no such harness")
         }
     }

@@ -55,7 +55,7 @@ enum Transfer {
         let secret = try passphrase(confirm: false)
         let target = try transferable(try context.open())
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
-            let source = try SQLiteStore(path: input, key: .passphrase(secret))
+            let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
             return try target.importRecords(try source.exportRecords())
         }
         print("imported \(n) item(s) from \(input)")

@@ -17,11 +17,12 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     let path: String
 
-    /// Opens an existing database file read-write (the caller creates the file with the right mode).
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SecureStoreError) {
+    /// Opens an existing database file read-write (the caller creates the file with the right mode), or
+    /// read-only.
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let rc = sqlite3_open_v2(path, &handle, (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, nil)
         db = handle
         guard rc == SQLITE_OK else {
             let error = SQLiteConnection.error(rc, handle, context: "open the store")
@@ -120,11 +121,11 @@ final class SQLiteConnection {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return SecureStoreError(.io, "The store is busy: another process kept it locked for too long (\(context)). Try again.")
         case SQLITE_FULL:
-            return SecureStoreError(.io, "The disk is full; the store could not \(context).")
+            return SecureStoreError(.io, "The disk is full (or the store reached its size limit); the store could not \(context). Nothing of this call was saved; free some space and try again.")
         case SQLITE_IOERR:
             return SecureStoreError(.io, "An I/O error occurred while trying to \(context): \(detail).")
         case SQLITE_READONLY:
-            return SecureStoreError(.readOnly, "The store file is read-only; could not \(context).")
+            return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); could not \(context).")
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
