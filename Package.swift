@@ -71,7 +71,7 @@ let package = Package(
         // executable per harness (Fuzz/README.md).
         .target(name: "SecureStoreFuzzing",
                 dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends", "SQLiteStore",
-                               "SecureStoreCrypto"],
+                               "SecureStoreCrypto", "CSQLite"],
                 path: "Fuzz/Exercises"),
         .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
         .executableTarget(name: "fuzz-config", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Config"),

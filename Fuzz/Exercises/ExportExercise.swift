@@ -16,13 +16,18 @@ public enum ExportExercise {
     /// A private folder for this process's input file (in memory when /dev/shm exists).
     private static let folder: String = {
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        let dir = base + "/securestore-fuzz-export-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
-        return dir
+        return base + "/securestore-fuzzing-\(getpid())-\(UUID().uuidString.prefix(8))"
     }()
 
+    /// Creates the folder; the returned closure removes it again (nothing is left behind).
+    private static func makeFolder() -> () -> Void {
+        mkdir(folder, 0o700)
+        return { rmdir(folder) }
+    }
+
     public static func run(_ bytes: [UInt8]) throws(FuzzFinding) {
+        let removeFolder = makeFolder()
+        defer { removeFolder() }
         let path = folder + "/export.db"
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
@@ -44,5 +49,36 @@ public enum ExportExercise {
         guard let after = FileManager.default.contents(atPath: path), [UInt8](after) == bytes else {
             throw FuzzFinding(name, "reading the export changed the file")
         }
+    }
+}
+
+extension ExportExercise {
+    /// Writes a small valid export (minimum passphrase cost, 512-byte pages, three items) to `path`: the
+    /// seed `Fuzz/corpus/export/valid-export.db`. Regenerate with `SECURESTORE_FUZZ_MAKE_SEEDS=1 swift test
+    /// --filter FuzzRegressionTests`.
+    public static func makeSeed(at path: String) throws {
+        unlink(path)
+        do {
+            let store = try SQLiteStore(path: path, key: .passphrase(passphrase),
+                                        configuration: StoreConfiguration(accessGroups: ["securestore"]),
+                                        passphraseCost: .minimum)
+            try store.add(NewItem(.genericPassword, [.service: "svc", .account: "alice"], data: Data("pw".utf8)))
+            try store.add(NewItem(.internetPassword, [.server: "example.org", .port: 443], data: Data([0, 1, 2])))
+            try store.add(NewItem(.key, [.applicationTag: .data(Data("tag".utf8))], data: Data(count: 32)))
+        }
+        try SQLiteCompaction.compact(path, pageSize: 512)
+    }
+}
+
+extension ExportExercise {
+    /// How many records the export at `path` holds (opened read-only, in a copy, so the seed never changes).
+    public static func recordCount(_ path: String) throws -> Int {
+        let removeFolder = makeFolder()
+        defer { removeFolder() }
+        let copy = folder + "/count.db"
+        for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) } }
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        return try SQLiteStore(path: copy, key: .passphrase(passphrase), readOnly: true).exportRecords().count
     }
 }

@@ -21,3 +21,19 @@ struct FuzzRegressionTests {
         print("[fuzz regressions] \(name): \(inputs.count) input(s)")
     }
 }
+
+@Suite("Fuzz seeds")
+struct FuzzSeedTests {
+    /// The export seed is a real export: it opens read-only with the fuzz passphrase and holds three items.
+    @Test("the export seed is a valid export of three items")
+    func exportSeed() throws {
+        let seed = FuzzCorpus.root.appendingPathComponent("corpus/export/valid-export.db").path
+        if ProcessInfo.processInfo.environment["SECURESTORE_FUZZ_MAKE_SEEDS"] == "1" {
+            try FileManager.default.createDirectory(atPath: (seed as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try ExportExercise.makeSeed(at: seed)
+        }
+        let count = try ExportExercise.recordCount(seed)
+        #expect(count == 3)
+    }
+}
