@@ -126,6 +126,9 @@ final class SQLiteConnection {
             return SecureStoreError(.io, "An I/O error occurred while trying to \(context): \(detail).")
         case SQLITE_READONLY:
             return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); could not \(context).")
+        case SQLITE_ERROR where detail.contains("unsupported file format") || detail.contains("malformed"):
+            // A damaged header or schema (found by fuzzing: it used to surface as an internal error).
+            return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged, or not a database this SQLite can read): \(detail).")
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
