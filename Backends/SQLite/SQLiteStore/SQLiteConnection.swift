@@ -19,10 +19,21 @@ final class SQLiteConnection {
 
     /// Opens an existing database file read-write (the caller creates the file with the right mode), or
     /// read-only.
+    ///
+    /// Read-only: when the file has no (or an empty) `-wal` file, nobody has it open for writing, and it is
+    /// opened `immutable` — no lock, no `-wal` or `-shm` file is created, so it works on a read-only mount and
+    /// leaves nothing next to an imported export. Otherwise a plain read-only connection reads the live WAL.
     init(path: String, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, nil)
+        let rc: Int32
+        var walSize = stat()
+        if readOnly, stat(path + "-wal", &walSize) != 0 || walSize.st_size == 0 {
+            let uri = "file:" + Self.uriPath(path) + "?mode=ro&immutable=1"
+            rc = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        } else {
+            rc = sqlite3_open_v2(path, &handle, (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, nil)
+        }
         db = handle
         guard rc == SQLITE_OK else {
             let error = SQLiteConnection.error(rc, handle, context: "open the store")
@@ -32,6 +43,22 @@ final class SQLiteConnection {
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    /// `path` for a `file:` URI: every byte outside a safe set percent-encoded.
+    private static func uriPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                 UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 
     deinit {
