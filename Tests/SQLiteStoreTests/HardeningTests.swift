@@ -185,6 +185,7 @@ struct HardeningTests {
                                 passphraseCost: PassphraseCost(operations: 32, memoryBytes: 1 << 20))
         }
         #expect(tooMuch?.code == .param)
+        #expect(!FileManager.default.fileExists(atPath: s.path("new.db")), "nothing is created")
     }
 }
 

@@ -32,6 +32,9 @@ public final class SQLiteBackend: StorageBackend {
                 throw SecureStoreError(.notAvailable, "There is no store file at \(path) to open for reading.")
             }
         } else if !exists {
+            if case .passphrase = key, let problem = passphraseCost.problem {   // before a file is created
+                throw .param("passphraseCost", "The passphrase cost is \(problem).")
+            }
             try Files.createFileIfAbsent(path)
         }
         self.readOnly = readOnly
