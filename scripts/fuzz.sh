@@ -16,9 +16,13 @@ flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -DSECURESTORE_LIBFUZZER --scra
 
 start=$(date +%s)
 for h in "${harnesses[@]}"; do
-  # The gold linker prints many harmless "Cannot export local symbol '__asan_…'" warnings: filtered.
-  swift build "${flags[@]}" --product "fuzz-$h" 2>&1 | grep -v -e "Cannot export local symbol" -e "^warning: " || true
-  test "${PIPESTATUS[0]}" -eq 0 || { echo "fuzz: building fuzz-$h failed" >&2; exit 1; }
+  # The gold linker prints many harmless "Cannot export local symbol '__asan_…'" warnings: kept in the log.
+  mkdir -p "$scratch/logs"
+  if ! swift build "${flags[@]}" --product "fuzz-$h" >"$scratch/logs/build-$h.log" 2>&1; then
+    grep -v "Cannot export local symbol" "$scratch/logs/build-$h.log" | grep -E "error" | head -40 >&2 || true
+    echo "fuzz: building fuzz-$h failed (log: $scratch/logs/build-$h.log)" >&2
+    exit 1
+  fi
 done
 bin="$(swift build "${flags[@]}" --show-bin-path)"
 echo "fuzz: built ${#harnesses[@]} harness(es) in $(( $(date +%s) - start )) s"

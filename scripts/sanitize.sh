@@ -23,8 +23,12 @@ for sanitizer in "${sanitizers[@]}"; do
   esac
   start=$(date +%s)
   echo "sanitize: building the tests with --sanitize=$sanitizer in $scratch"
-  swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | grep -E "error|warning: unre|Compiling|Build" | grep -v "^\[" || true
-  test "${PIPESTATUS[0]}" -eq 0 || { echo "sanitize: build with --sanitize=$sanitizer failed" >&2; exit 1; }
+  mkdir -p "$scratch"
+  if ! swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" >"$scratch/sanitize-build.log" 2>&1; then
+    grep -E "error" "$scratch/sanitize-build.log" | head -40 >&2 || true
+    echo "sanitize: build with --sanitize=$sanitizer failed (log: $scratch/sanitize-build.log)" >&2
+    exit 1
+  fi
   built=$(date +%s)
   log="$scratch/sanitize-test.log"
   rc=0
