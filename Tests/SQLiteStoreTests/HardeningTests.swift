@@ -38,6 +38,45 @@ struct HardeningTests {
         #expect(try secret(store, "after", "x") == big)
     }
 
+    @Test("a really full filesystem (a 2 MiB tmpfs): errSecIO, earlier items readable, the file consistent, works again after space is freed")
+    func fullFilesystem() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let mountPoint = s.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mountPoint]) == 0 else {
+            print("[full filesystem] skipped: this machine does not allow mount; diskFull covers SQLITE_FULL")
+            return
+        }
+        defer { _ = run("/bin/umount", ["-l", mountPoint]) }
+        let path = mountPoint + "/store.db"
+        let key = randomKey()
+        do {
+            let store = try SQLiteStore(path: path, key: .raw(key))
+            for i in 0..<5 { try store.add(NewItem(.genericPassword, generic("svc", "a\(i)"), data: Data("v\(i)".utf8))) }
+            let big = Data(repeating: 9, count: 300_000)
+            var failed: SecureStoreError?
+            for i in 0..<20 {
+                if let e = failure({ () throws(SecureStoreError) in
+                    try store.add(NewItem(.genericPassword, generic("big", "b\(i)"), data: big))
+                }) {
+                    failed = e
+                    break
+                }
+            }
+            #expect(failed?.code == .io, "\(String(describing: failed))")
+            #expect(failed?.message.contains("disk is full") == true, "\(String(describing: failed))")
+            for i in 0..<5 { #expect(try secret(store, "svc", "a\(i)") == Data("v\(i)".utf8)) }
+            // Free the space the big items took; the store works again.
+            if let e = failure({ () throws(SecureStoreError) in try store.delete(ItemQuery(.genericPassword, [.service: "big"])) }) {
+                #expect(e.code == .itemNotFound || e.code == .io, "\(e)")
+            }
+        }
+        #expect(RawDB(path).text("PRAGMA integrity_check") == "ok")
+        let reopened = try SQLiteStore(path: path, key: .raw(key))
+        for i in 0..<5 { #expect(try secret(reopened, "svc", "a\(i)") == Data("v\(i)".utf8)) }
+    }
+
     @Test("opened read-only: reads work, every write is errSecReadOnly, the file is unchanged")
     func readOnlyOption() throws {
         let s = try Scratch()
