@@ -8,7 +8,8 @@ import Darwin
 ///
 /// `Synchronization.Mutex` would do, but on Linux it locks with raw futex calls that ThreadSanitizer cannot
 /// see, so every access it protects is reported as a race (`scripts/sanitize.sh` runs the tests under TSan).
-/// A pthread mutex is understood by TSan and costs the same when uncontended.
+/// A pthread mutex is understood by TSan; uncontended it costs about 15 ns more per lock than `Mutex`
+/// (measured 19.5 vs 4.8 ns here), well under 1% of any store operation.
 package final class Locked<State>: @unchecked Sendable {   // all access to `state` is under `mutex`
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
