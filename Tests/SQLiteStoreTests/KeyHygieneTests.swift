@@ -30,23 +30,47 @@ struct MaskedSecret {
 }
 
 /// Every readable mapping of this process (/proc/self/maps), read through /proc/self/mem.
+///
+/// File-backed mappings that are not writable (program and library code and constants) are skipped: data
+/// written at run time is always in a writable or anonymous mapping. Pages that cannot be read (a mapping
+/// that went away meanwhile: other tests run in parallel) are stepped over one page at a time.
 enum MemoryScan {
+    /// A /proc file read to its end with read(2) (its reported size is 0, so size-based readers stop early).
+    static func readProcFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(fd, &block, block.count)
+            if n <= 0 { break }
+            bytes += block[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The secrets found anywhere in readable memory, with where.
     static func find(_ secrets: [MaskedSecret]) -> [String] {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return ["no /proc/self/maps"] }
+        guard let maps = readProcFile("/proc/self/maps") else { return ["no /proc/self/maps"] }
         let fd = open("/proc/self/mem", O_RDONLY)
         guard fd >= 0 else { return ["cannot open /proc/self/mem"] }
         defer { close(fd) }
-        let chunk = 1 << 20
+        let chunk = 1 << 20, page: UInt64 = 4096
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk + 64, alignment: 16)
         defer { buffer.deallocate() }
+        let isFirst = UnsafeMutablePointer<Bool>.allocate(capacity: 256)
+        isFirst.initialize(repeating: false, count: 256)
+        defer { isFirst.deallocate() }
+        for s in secrets { isFirst[Int(s.masked[0] ^ s.mask[0])] = true }
         var hits: [String] = []
-        let firstBytes = Set(secrets.map { $0.masked[0] ^ $0.mask[0] })
         for line in maps.split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count >= 2, fields[1].hasPrefix("r") else { continue }
+            guard fields.count >= 5, fields[1].hasPrefix("r") else { continue }
             let name = fields.count >= 6 ? String(fields[5]) : "[anonymous]"
             if name == "[vvar]" || name == "[vsyscall]" || name == "[vvar_vclock]" { continue }
+            let writable = fields[1].dropFirst().hasPrefix("w")
+            if !writable, name.hasPrefix("/") { continue }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt64(range[0], radix: 16), let end = UInt64(range[1], radix: 16),
                   end > start, end - start <= 1 << 30 else { continue }
@@ -55,19 +79,22 @@ enum MemoryScan {
                 // Overlap chunks by 63 bytes so a secret across a chunk border is still seen.
                 let want = Int(min(UInt64(chunk + 63), end - at))
                 let got = pread(fd, buffer.baseAddress, want, off_t(at))
-                if got <= 0 { break }
+                if got <= 0 {
+                    at = (at / page + 1) * page   // unreadable page: step over it
+                    continue
+                }
                 let view = UnsafeRawBufferPointer(start: buffer.baseAddress, count: got)
+                guard let base = view.baseAddress?.assumingMemoryBound(to: UInt8.self) else { break }
                 var i = 0
                 while i < got {
-                    if firstBytes.contains(view[i]) {
+                    if isFirst[Int(base[i])] {
                         for s in secrets where s.matches(view, at: i) {
                             hits.append("\(s.name) at 0x\(String(at + UInt64(i), radix: 16)) in \(name)")
                         }
                     }
                     i += 1
                 }
-                if got < want { break }
-                at += UInt64(min(got, chunk))
+                at += UInt64(got < want ? max(got, 1) : min(got, chunk))
             }
         }
         return hits
