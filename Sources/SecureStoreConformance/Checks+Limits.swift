@@ -38,6 +38,18 @@ extension ConformanceCheck {
                 try expectEqual(k.parameter, AttributeName.service.code)
             }
         },
+        .init("limits.nanDate", "A NaN date is no date: param naming the attribute, nothing stored") { c in
+            let s = try c.store()
+            try expectUnchanged(s) {
+                let e = try expectError(.param) {
+                    try s.add(NewItem(.key, [.applicationTag: .data(Data("t".utf8)),
+                                             .startDate: .date(Date(timeIntervalSinceReferenceDate: .nan))]))
+                }
+                try expectEqual(e.parameter, AttributeName.startDate.code)
+            }
+            try s.add(NewItem(.key, [.applicationTag: .data(Data("t".utf8)), .endDate: .date(.distantFuture)]))
+            try expectEqual(try s.count(ItemQuery(.key, [.endDate: .date(.distantFuture)])), 1)
+        },
         .init("limits.update", "An update over a limit gives param and changes nothing") { c in
             let s = try c.store()
             try s.add(genp("svc", "a", data: "small"))

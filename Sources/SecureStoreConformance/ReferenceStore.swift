@@ -77,7 +77,7 @@ public final class ReferenceStore: SecureStore {
             throw .param(code, "not a boolean")
         }
         if Self.dates.contains(code) {
-            if case .date = v { return v }
+            if case .date(let d) = v, !d.timeIntervalSinceReferenceDate.isNaN { return v }
             throw .param(code, "not a date")
         }
         switch v {

@@ -34,10 +34,14 @@ package enum RecordCodec {
               let ref = r.chunk(), let data = r.chunk(), let count = r.u32()
         else { return nil }
         var attributes: [AttributeName: AttributeValue] = [:]
+        var previous: AttributeName?
         for _ in 0..<count {
+            // Exactly what `encode` writes: attribute codes (not readable names), each once, in order.
             guard let code = r.chunk().flatMap({ String(bytes: $0, encoding: .utf8) }),
-                  let name = AttributeName(codeOrName: code), let tag = r.byte()
+                  let name = AttributeName(codeOrName: code), name.code == code,
+                  previous.map({ $0 < name }) ?? true, let tag = r.byte()
             else { return nil }
+            previous = name
             let value: AttributeValue
             switch tag {
             case 1:
@@ -53,7 +57,8 @@ package enum RecordCodec {
                 guard let b = r.byte(), b <= 1 else { return nil }
                 value = .bool(b == 1)
             case 5:
-                guard let n = r.u64() else { return nil }
+                // A NaN date never equals itself: not a date this library writes (the core refuses them).
+                guard let n = r.u64(), !Double(bitPattern: n).isNaN else { return nil }
                 value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: n)))
             default:
                 return nil
