@@ -12,6 +12,11 @@ let package = Package(
         .executable(name: "securestore-bench", targets: ["securestore-bench"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        // libFuzzer harnesses (scripts/fuzz.sh builds them with -sanitize=fuzzer,address).
+        .executable(name: "fuzz-secitem", targets: ["fuzz-secitem"]),
+        .executable(name: "fuzz-config", targets: ["fuzz-config"]),
+        .executable(name: "fuzz-record", targets: ["fuzz-record"]),
+        .executable(name: "fuzz-export", targets: ["fuzz-export"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -73,6 +78,17 @@ let package = Package(
                                          "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench"),
 
+        // Fuzzing: the exercise functions (shared by the harnesses and Tests/FuzzRegressionTests), one
+        // executable per harness (Fuzz/README.md).
+        .target(name: "SecureStoreFuzzing",
+                dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends", "SQLiteStore",
+                               "SecureStoreCrypto", "CSQLite"],
+                path: "Fuzz/Exercises"),
+        .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
+        .executableTarget(name: "fuzz-config", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Config"),
+        .executableTarget(name: "fuzz-record", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Record"),
+        .executableTarget(name: "fuzz-export", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Export"),
+
         // Tests.
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
@@ -83,6 +99,7 @@ let package = Package(
                                                              "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing"]),
     ]
 )
 

@@ -1,5 +1,4 @@
 public import SecureStore
-import Synchronization
 
 /// A store that lives in this process's memory: for tests and ephemeral processes.
 public typealias InMemoryStore = Keychain<InMemoryBackend>
@@ -11,10 +10,10 @@ extension Keychain where Backend == InMemoryBackend {
     }
 }
 
-/// Records in a dictionary behind a `Mutex`, with a uniqueness-key index so a query that names an item's
+/// Records in a dictionary behind a lock (`Locked`), with a uniqueness-key index so a query that names an item's
 /// full key is one hash lookup.
 public final class InMemoryBackend: StorageBackend {
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 
@@ -23,7 +22,7 @@ public final class InMemoryBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout State) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        // Mutex.withLock needs a `sending` result; the body runs entirely under the lock and the result is
+        // The body runs entirely under the lock and the result is
         // handed out only after it, so we pass it through an unchecked box.
         let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { state in
             state.undo = [:]

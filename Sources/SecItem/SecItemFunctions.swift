@@ -1,9 +1,8 @@
 public import Foundation
 import SecureStore
-import Synchronization
 
 /// The reason behind the last failing status, per status, for `SecCopyErrorMessageString`.
-private let lastReasons = Mutex<[OSStatus: String]>([:])
+private let lastReasons = Locked<[OSStatus: String]>([:])
 
 private func fail(_ error: SecureStoreError) -> OSStatus {
     lastReasons.withLock { $0[error.status] = error.message }

@@ -1,7 +1,6 @@
 public import SecureStore
 import Foundation
 import SecureStoreBackends
-import Synchronization
 
 /// The process-wide store behind `SecItemAdd` and friends, chosen once per process in the manner of
 /// swift-log's `LoggingSystem.bootstrap`.
@@ -14,7 +13,7 @@ public enum SecItemSystem {
         var store: (any SecureStore)?
         var bootstrapped = false
     }
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     /// The store used when nothing was bootstrapped: the configured one (`SECURESTORE_BACKEND`,
     /// `SECURESTORE_CONFIG`, `~/.config/securestore/config.json`), by default the encrypted SQLite store.
@@ -54,8 +53,18 @@ public enum SecItemSystem {
         }
     }
 
+    /// A store that replaces the process-wide one for the current task only (see ``withStore(_:_:)``).
+    @TaskLocal private static var scopedStore: (any SecureStore)?
+
+    /// Runs `body` with every SecItem call made by this task going to `store`, whatever was bootstrapped.
+    /// For the fuzz harnesses and tests, which share one process with other users of the SecItem functions.
+    package static func withStore<R>(_ store: any SecureStore, _ body: () throws -> R) rethrows -> R {
+        try $scopedStore.withValue(store, operation: body)
+    }
+
     /// The store in use, opening it on first use.
     public static func store() throws(SecureStoreError) -> any SecureStore {
+        if let scoped = scopedStore { return scoped }
         let outcome: Result<any SecureStore, SecureStoreError> = state.withLock { s in
             if let store = s.store { return .success(store) }
             let factory = s.factory ?? defaultFactory

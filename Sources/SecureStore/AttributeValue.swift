@@ -67,7 +67,13 @@ extension AttributeName {
                 return .string(text)
             }
             return value
-        case (.number, .number), (.bool, .bool), (.date, .date):
+        case (.date, .date(let d)):
+            // NaN is no point in time: it never equals itself, so such an item could never be found again.
+            guard !d.timeIntervalSinceReferenceDate.isNaN else {
+                throw .param(code, "\(name) must be a real date; got NaN.")
+            }
+            return value
+        case (.number, .number), (.bool, .bool):
             return value
         case (.number, .bool(let b)):
             return .number(b ? 1 : 0)

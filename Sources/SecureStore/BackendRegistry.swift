@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// A JSON value from a configuration file.
 public enum ConfigValue: Sendable, Hashable {
@@ -97,7 +96,7 @@ public struct BackendFactory: Sendable {
 /// The backends that can be chosen by name. Ours register themselves through `SecureStoreBackends`; a
 /// backend defined anywhere else registers the same way and is then chosen exactly like ours.
 public enum BackendRegistry {
-    private static let factories = Mutex<[String: BackendFactory]>([:])
+    private static let factories = Locked<[String: BackendFactory]>([:])
 
     /// Adds (or replaces) a backend under its name.
     public static func register(_ factory: BackendFactory) {

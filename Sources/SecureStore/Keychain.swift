@@ -56,6 +56,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     public func update(_ query: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {
         let prepared = try prepare(query, for: .update)
         let normalized = try normalizeChanges(changes, itemClass: query.itemClass)
+        if let data = changes.data { try StoreLimits.checkSecret(data.count) }
         let touchesKey = normalized.keys.contains { name in
             ItemClass.allCases.contains { $0.uniquenessKey.contains(name) }
         }
@@ -110,7 +111,8 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     // MARK: Building records
 
     private func newRecord(_ item: NewItem) throws(SecureStoreError) -> ItemRecord {
-        var attributes = try validate(item.attributes, for: item.itemClass)
+        var attributes = try validate(item.attributes, for: item.itemClass, writing: true)
+        try StoreLimits.checkSecret(item.data?.count ?? 0)
         attributes.reserveCapacity(attributes.count + 5)   // one copy, no rehash as the store's five are added
         if attributes[.accessGroup] == nil {
             attributes[.accessGroup] = .string(configuration.accessGroups[0])
@@ -133,12 +135,15 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     {
         // Dates are the store's: creation never changes, modification becomes now.
         let settable = changes.attributes.filter { $0.key != .creationDate && $0.key != .modificationDate }
-        return try validate(settable, for: itemClass)
+        return try validate(settable, for: itemClass, writing: true)
     }
 
     /// Checks attributes in a fixed order, so every backend reports the same error for the same input:
-    /// first an attribute the class lacks (noSuchAttribute), then a bad value (param), then a foreign group.
-    private func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?)
+    /// first an attribute the class lacks (noSuchAttribute), then a bad value (param; when `writing`, a value
+    /// over ``StoreLimits/maxAttributeValueBytes`` too, in name order), then a foreign group. The secret's
+    /// size is checked after the attributes.
+    private func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?,
+                          writing: Bool = false)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
         // Fast path: every attribute is defined for the class, already in its normal form, and no access
@@ -164,7 +169,11 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         var normalized: [AttributeName: AttributeValue] = [:]
         normalized.reserveCapacity(attributes.count + 5)
         for name in names {
-            if let value = attributes[name] { normalized[name] = try name.normalize(value) }
+            if let value = attributes[name] {
+                let clean = try name.normalize(value)
+                if writing { try StoreLimits.checkAttribute(name, clean) }
+                normalized[name] = clean
+            }
         }
         if let group = normalized[.accessGroup] { try checkGroup(group) }
         return normalized

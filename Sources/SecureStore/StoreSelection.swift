@@ -112,10 +112,27 @@ public struct StoreSelection: Sendable {
 }
 
 /// The JSON config file: `{"backend": "sqlite", "sqlite": {…}, "secretService": {…}, …}`.
-enum ConfigFile {
+package enum ConfigFile {
+    /// The largest config file read (a config file is a few hundred bytes; this stops a huge or endless file).
+    package static let maxBytes = 1 << 20
+
     static func parse(path: String) throws(SecureStoreError) -> (String?, [String: [String: ConfigValue]]) {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
+           size.intValue > maxBytes {
+            throw .param(path, "The config file \(path) is larger than \(maxBytes) bytes; it is not a SecureStore config file.")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .param(path, "Cannot read the config file \(path): it does not exist or is not readable.")
+        }
+        return try parse(data: data, path: path)
+    }
+
+    /// Parses the bytes of a config file; `path` only names it in messages.
+    package static func parse(data: Data, path: String) throws(SecureStoreError)
+        -> (backend: String?, sections: [String: [String: ConfigValue]])
+    {
+        guard data.count <= maxBytes else {
+            throw .param(path, "The config file \(path) is larger than \(maxBytes) bytes; it is not a SecureStore config file.")
         }
         let object: Any
         do {
@@ -141,7 +158,8 @@ enum ConfigFile {
             }
             guard let factory = factories.first(where: { $0.section == key }) else {
                 let known = (["backend"] + factories.map(\.section)).joined(separator: ", ")
-                throw .param(key, "\(path): unknown key \"\(key)\"; expected one of: \(known).")
+                // An empty key cannot name itself: the error names the file instead.
+                throw .param(key.isEmpty ? path : key, "\(path): unknown key \"\(key)\"; expected one of: \(known).")
             }
             guard case .object(let section) = value else {
                 throw .param(key, "\(path): \"\(key)\" must be an object, not \(value.typeName).")
@@ -155,7 +173,7 @@ enum ConfigFile {
         return (backend, sections)
     }
 
-    static func convert(_ raw: Any) -> ConfigValue {
+    package static func convert(_ raw: Any) -> ConfigValue {
         switch raw {
         case let s as String: return .string(s)
         case let n as NSNumber:

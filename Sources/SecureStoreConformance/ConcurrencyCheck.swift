@@ -15,7 +15,7 @@ public struct ConcurrencyCheck: Sendable {
     /// Runs the check against a fresh store of `subject`. Throws the first problem seen.
     public func run(against subject: ConformanceSubject) throws {
         let store = try subject.make(["group.main"])
-        let problems = Mutex<[String]>([])
+        let problems = Locked<[String]>([])
         let racedWins = Atomic<Int>(0)
         let n = itemsPerWorker
         DispatchQueue.concurrentPerform(iterations: workers) { w in

@@ -1,6 +1,5 @@
 public import SecureStore
 import Foundation
-import Synchronization
 
 /// A deliberately naive keychain written straight from `semantics.md`: one array, linear scans, its own
 /// tables of attributes and keys, none of the core's semantics code. The differential test compares every
@@ -14,7 +13,7 @@ public final class ReferenceStore: SecureStore {
     }
 
     private let groups: [String]
-    private let items = Mutex<[Item]>([])
+    private let items = Locked<[Item]>([])
 
     public init(accessGroups: [String]) {
         groups = accessGroups
@@ -78,7 +77,7 @@ public final class ReferenceStore: SecureStore {
             throw .param(code, "not a boolean")
         }
         if Self.dates.contains(code) {
-            if case .date = v { return v }
+            if case .date(let d) = v, !d.timeIntervalSinceReferenceDate.isNaN { return v }
             throw .param(code, "not a date")
         }
         switch v {
@@ -134,13 +133,30 @@ public final class ReferenceStore: SecureStore {
         }
     }
 
-    private func cleanAll(_ cls: ItemClass, _ attrs: [AttributeName: AttributeValue]) throws(SecureStoreError) -> [String: AttributeValue] {
+    /// The documented limits (README "Limits"), written out here on purpose: the model does not share them.
+    static let secretLimit = 1_048_576
+    static let attributeLimit = 16_384
+
+    private static func checkSize(_ code: String, _ v: AttributeValue) throws(SecureStoreError) {
+        if let b = bytes(v), b.count > attributeLimit { throw .param(code, "attribute value over \(attributeLimit) bytes") }
+    }
+
+    private static func checkSecret(_ data: Data?) throws(SecureStoreError) {
+        if let data, data.count > secretLimit { throw .param("v_Data", "secret over \(secretLimit) bytes") }
+    }
+
+    private func cleanAll(_ cls: ItemClass, _ attrs: [AttributeName: AttributeValue], writing: Bool = false)
+        throws(SecureStoreError) -> [String: AttributeValue]
+    {
         let sorted = attrs.sorted { $0.key.code < $1.key.code }
         for (name, _) in sorted where !Self.allowed(cls).contains(name.code) {
             throw SecureStoreError(.noSuchAttribute, name.code, parameter: name.code)
         }
         var out: [String: AttributeValue] = [:]
-        for (name, v) in sorted { out[name.code] = try clean(name.code, v) }
+        for (name, v) in sorted {
+            out[name.code] = try clean(name.code, v)
+            if writing, let cleaned = out[name.code] { try Self.checkSize(name.code, cleaned) }
+        }
         if let g = out["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
                 throw SecureStoreError(.missingEntitlement, "group")
@@ -152,7 +168,8 @@ public final class ReferenceStore: SecureStore {
     // MARK: Operations
 
     public func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult {
-        var attrs = try cleanAll(item.itemClass, item.attributes)
+        var attrs = try cleanAll(item.itemClass, item.attributes, writing: true)
+        try Self.checkSecret(item.data)
         if attrs["agrp"] == nil { attrs["agrp"] = .string(groups[0]) }
         if attrs["pdmn"] == nil { attrs["pdmn"] = .string(item.itemClass == .certificate ? "dk" : "ak") }
         if attrs["sync"] == nil { attrs["sync"] = .bool(false) }
@@ -246,12 +263,16 @@ public final class ReferenceStore: SecureStore {
                 throw SecureStoreError(.noSuchAttribute, name.code, parameter: name.code)
             }
         }
-        for (name, v) in settable { codes[name.code] = try clean(name.code, v) }
+        for (name, v) in settable {
+            codes[name.code] = try clean(name.code, v)
+            if let cleaned = codes[name.code] { try Self.checkSize(name.code, cleaned) }
+        }
         if let g = codes["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
                 throw SecureStoreError(.missingEntitlement, "group")
             }
         }
+        try Self.checkSecret(changes.data)
         return try items.withLock { (all: inout [Item]) throws(SecureStoreError) -> Int in
             var next = all
             var touched: [Int] = []

@@ -55,7 +55,7 @@ enum Transfer {
         let secret = try passphrase(confirm: false)
         let target = try transferable(try context.open())
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
-            let source = try SQLiteStore(path: input, key: .passphrase(secret))
+            let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
             return try target.importRecords(try source.exportRecords())
         }
         print("imported \(n) item(s) from \(input)")
@@ -123,9 +123,21 @@ enum Terminal {
             tcsetattr(0, TCSAFLUSH, &old)
             FileHandle.standardError.write(Data("\n".utf8))
         }
-        var bytes: [UInt8] = []
+        // One fixed buffer (a growing array would leave partial copies of the passphrase in freed memory),
+        // zeroed when the passphrase is released.
+        let capacity = 4096
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        buffer.initialize(repeating: 0, count: capacity)
+        var count = 0
         var c: UInt8 = 0
-        while read(0, &c, 1) == 1, c != 10 { bytes.append(c) }
-        return Data(bytes)
+        while count < capacity, read(0, &c, 1) == 1, c != 10 {
+            buffer[count] = c
+            count += 1
+        }
+        c = 0
+        return Data(bytesNoCopy: buffer, count: count, deallocator: .custom { _, _ in
+            memset(buffer, 0, capacity)
+            buffer.deallocate()
+        })
     }
 }

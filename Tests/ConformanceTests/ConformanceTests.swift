@@ -29,7 +29,7 @@ struct ConformanceTests {
 
     @Test("the suite covers every rule family")
     func coverage() {
-        for prefix in ["add.", "copy.", "update.", "delete.", "clear.", "roundTrip."] {
+        for prefix in ["add.", "copy.", "update.", "delete.", "clear.", "roundTrip.", "limits."] {
             #expect(!ConformanceCheck.named(prefix).isEmpty, "\(prefix)")
         }
         print("conformance checks: \(ConformanceCheck.all.count) per subject; subjects: \(Subjects.all.map(\.name))")

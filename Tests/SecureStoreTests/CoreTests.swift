@@ -1,6 +1,5 @@
 import Testing
 import Foundation
-import Synchronization
 @testable import SecureStore
 import InMemoryStore
 
@@ -20,7 +19,7 @@ final class SpyBackend: StorageBackend {
         mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) { records.removeAll { refs.contains($0.persistentRef) } }
         mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int { 0 }
     }
-    let state = Mutex(Txn(records: []))
+    let state = Locked(Txn(records: []))
     var filters: [RecordFilter] { state.withLock { $0.filters } }
     var backendDescription: String { "spy" }
     func withTransaction<T>(writing: Bool, _ body: (inout Txn) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {

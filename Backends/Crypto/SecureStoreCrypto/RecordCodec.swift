@@ -35,9 +35,13 @@ package enum RecordCodec {
         else { return nil }
         var attributes: [AttributeName: AttributeValue] = [:]
         attributes.reserveCapacity(min(Int(count), 64))
+        var previous: AttributeName?
         for _ in 0..<count {
-            guard let code = r.slice(), let name = AttributeName.withCode(utf8: code), let tag = r.byte()
+            // Exactly what `encode` writes: attribute codes (not readable names), each once, in order.
+            guard let code = r.slice(), let name = AttributeName.withCode(utf8: code),
+                  previous.map({ $0 < name }) ?? true, let tag = r.byte()
             else { return nil }
+            previous = name
             let value: AttributeValue
             switch tag {
             case 1:
@@ -53,7 +57,8 @@ package enum RecordCodec {
                 guard let b = r.byte(), b <= 1 else { return nil }
                 value = .bool(b == 1)
             case 5:
-                guard let n = r.u64() else { return nil }
+                // A NaN date never equals itself: not a date this library writes (the core refuses them).
+                guard let n = r.u64(), !Double(bitPattern: n).isNaN else { return nil }
                 value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: n)))
             default:
                 return nil

@@ -49,9 +49,17 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                 }
                 ops = stored[1..<9].reduce(0) { $0 << 8 | UInt64($1) }
                 mem = stored[9..<17].reduce(0) { $0 << 8 | UInt64($1) }
+                // The costs come from the file: a hostile one must not make us allocate or spin without bound.
+                if let problem = PassphraseCost(operations: ops, memoryBytes: mem).problem {
+                    throw SecureStoreError(.decode, "The store's passphrase parameters demand \(problem); the file was "
+                        + "altered or is not a SecureStore store. Refusing to open it.")
+                }
                 salt = Array(stored[17...])
                 kdf = stored
             } else {
+                if let problem = cost.problem {
+                    throw .param("passphraseCost", "The passphrase cost is \(problem).")
+                }
                 salt = Sodium.random(Sodium.saltBytes)
                 ops = cost.operations
                 mem = cost.memoryBytes

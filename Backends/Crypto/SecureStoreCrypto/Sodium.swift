@@ -104,6 +104,7 @@ package final class SecretKey {
     package let count: Int
 
     package init(count: Int) throws(SecureStoreError) {
+        try Sodium.ready()   // sodium_malloc aborts the process when libsodium was not initialized
         guard let raw = sodium_malloc(count) else {
             throw SecureStoreError(.allocate, "Could not allocate protected memory for a key.")
         }

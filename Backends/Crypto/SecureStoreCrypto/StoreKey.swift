@@ -54,6 +54,32 @@ public struct PassphraseCost: Sendable, Hashable {
     public static let interactive = PassphraseCost(operations: Sodium.interactiveOps, memoryBytes: Sodium.interactiveMem)
     /// libsodium's minimum limits: for tests only.
     public static let minimum = PassphraseCost(operations: Sodium.minimumOps, memoryBytes: Sodium.minimumMem)
+
+    /// The most a store may demand: 1 GiB of memory (libsodium's SENSITIVE level).
+    public static let maxMemoryBytes: UInt64 = 1 << 30
+    /// The most passes a store may demand.
+    public static let maxOperations: UInt64 = 16
+    /// The most work a store may demand, passes × memory: SENSITIVE's 4 passes over 1 GiB (a few seconds).
+    public static let maxWork: UInt64 = 4 << 30
+
+    /// Why these costs are not allowed (nil when they are): below libsodium's minimum or over the limits
+    /// above. The costs are read from the store file, so without limits a hostile file could make opening
+    /// it take any amount of memory and time.
+    package var problem: String? {
+        if operations < Sodium.minimumOps || memoryBytes < Sodium.minimumMem {
+            return "below libsodium's minimum (\(Sodium.minimumOps) passes, \(Sodium.minimumMem) bytes)"
+        }
+        if memoryBytes > Self.maxMemoryBytes {
+            return "\(memoryBytes) bytes of memory; the limit is \(Self.maxMemoryBytes) (1 GiB)"
+        }
+        if operations > Self.maxOperations {
+            return "\(operations) passes; the limit is \(Self.maxOperations)"
+        }
+        if operations.multipliedReportingOverflow(by: memoryBytes).overflow || operations * memoryBytes > Self.maxWork {
+            return "\(operations) passes over \(memoryBytes) bytes; the limit is \(Self.maxWork) bytes × passes (4 passes over 1 GiB)"
+        }
+        return nil
+    }
 }
 
 /// XDG base directories.

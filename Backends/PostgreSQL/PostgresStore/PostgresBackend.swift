@@ -1,13 +1,13 @@
 public import SecureStore
 import Foundation
-import Synchronization
+
 package import SecureStoreCrypto
 
 /// Records in a PostgreSQL database, end-to-end encrypted with the SQLite backend's record format: the
 /// server stores only class numbers, keyed blind indexes and sealed blobs. Many processes on many machines
 /// can share one store (one `namespace`) as long as they hold the same key. See `Backends/PostgreSQL/MAPPING.md`.
 ///
-/// One connection per backend, serialized by a `Mutex`. Every call is one transaction; writers of a
+/// One connection per backend, serialized by a lock (`Locked`). Every call is one transaction; writers of a
 /// namespace take a transaction-scoped advisory lock, so the core's read-check-write steps (uniqueness,
 /// update collisions, clear) are atomic across machines, and a unique index on (namespace, ukey) backs
 /// uniqueness up in the database itself. A lost connection is re-opened on the next call.
@@ -23,7 +23,7 @@ public final class PostgresBackend: StorageBackend {
     private let options: PostgresConnection.Options
     private let sealer: RecordSealer
     private let lockKey: Int64
-    private let state: Mutex<Session>
+    private let state: Locked<Session>
 
     /// Opens the store in `namespace` at `url` with `key`, creating the schema and the namespace on first use.
     ///
@@ -61,7 +61,7 @@ public final class PostgresBackend: StorageBackend {
         try Self.ensureSchema(connection)
         sealer = try Self.openNamespace(connection, namespace: namespace, lockKey: lockKey, key: key,
                                         cost: passphraseCost)
-        state = Mutex(Session(connection: connection))
+        state = Locked(Session(connection: connection))
     }
 
     public var backendDescription: String {

@@ -22,7 +22,7 @@ struct PGRows {
 /// Every statement with values is sent with parameters (never spliced into SQL), prepared once per
 /// connection, in binary format both ways. Errors become ``SecureStoreError``s by SQLSTATE; their messages
 /// carry the server's primary message and never a parameter value, a password or the URL's password.
-final class PostgresConnection: @unchecked Sendable {   // used only under the owning backend's Mutex
+final class PostgresConnection: @unchecked Sendable {   // used only under the owning backend's lock
     private let conn: OpaquePointer
     /// `host:port` of the server this connection reached, for messages.
     let endpoint: String

@@ -1,32 +1,60 @@
 public import SecureStore
 import Foundation
-import Synchronization
 package import SecureStoreCrypto
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
 /// keyed blind indexes. See `Backends/SQLite/FORMAT.md` for the file format.
 ///
-/// One connection, serialized by a `Mutex`; other processes are kept apart by SQLite's own locks (WAL,
+/// One connection, serialized by a lock (`Locked`); other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
     /// The schema version this code writes and reads (`PRAGMA user_version`).
     public static let schemaVersion: Int64 = 1
 
-    private let state: Mutex<Connection>
+    private let state: Locked<Connection>
     public let path: String
 
     /// Opens (creating when absent) the store at `path` with `key`.
     ///
     /// - Throws: `authFailed` when the key does not open an existing store (the file is left untouched),
     ///   `decode` when the file is not a SecureStore database, `notAvailable` for a newer schema.
+    ///
+    /// - Parameter readOnly: open an existing store for reading only (nothing is created or written; a write
+    ///   gives `readOnly`). A store file this process may not write (a read-only mount, no write permission)
+    ///   is opened this way by itself, so reads still work.
     public init(path: String, key: SQLiteKey, passphraseCost: PassphraseCost = .interactive,
-                busyTimeout: Duration = .seconds(10)) throws(SecureStoreError) {
+                busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
-        try Files.createFileIfAbsent(path)
+        let exists = access(path, F_OK) == 0
+        let readOnly = readOnly || (exists && access(path, W_OK) != 0)
+        if readOnly {
+            guard exists else {
+                throw SecureStoreError(.notAvailable, "There is no store file at \(path) to open for reading.")
+            }
+        } else if !exists {
+            if case .passphrase = key, let problem = passphraseCost.problem {   // before a file is created
+                throw .param("passphraseCost", "The passphrase cost is \(problem).")
+            }
+            try Files.createFileIfAbsent(path)
+        }
+        self.readOnly = readOnly
         let ms = Int32(clamping: busyTimeout.components.seconds * 1000
                        + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
-        let connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms)
-        state = Mutex(connection)
+        let connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
+                                             readOnly: readOnly)
+        state = Locked(connection)
+    }
+
+    /// Whether the store was opened for reading only.
+    public let readOnly: Bool
+
+    /// Test hook: caps the database at `pages` pages (`PRAGMA max_page_count`), so a test can fill the
+    /// "disk" and check that SQLITE_FULL becomes errSecIO with the store intact.
+    package func limitPagesForTesting(_ pages: Int) throws(SecureStoreError) {
+        let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
+            Result { () throws(SecureStoreError) in try connection.db.exec("PRAGMA max_page_count = \(pages)") }
+        }
+        try outcome.get()
     }
 
     public var backendDescription: String { "sqlite \(path)" }
@@ -140,7 +168,7 @@ public final class SQLiteBackend: StorageBackend {
 
 extension SQLiteBackend {
     /// The connection and the keys that open its rows; used only under the backend's mutex.
-    final class Connection: @unchecked Sendable {   // only ever used under the backend's Mutex
+    final class Connection: @unchecked Sendable {   // only ever used under the backend's lock
         let db: SQLiteConnection
         private(set) var sealer: RecordSealer
 
@@ -152,15 +180,18 @@ extension SQLiteBackend {
             self.sealer = sealer
         }
 
-        static func open(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32)
-            throws(SecureStoreError) -> Connection
+        static func open(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32,
+                         readOnly: Bool = false) throws(SecureStoreError) -> Connection
         {
-            let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
+            let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
             // Nothing below writes to an existing file before its key check passed.
             if try !hasSchema(db) {
                 guard try integer(db, "SELECT count(*) FROM sqlite_master") == 0 else {
                     throw SecureStoreError(.decode,
                         "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
+                }
+                if readOnly {
+                    throw SecureStoreError(.decode, "The file \(path) is empty: it holds no SecureStore store to read.")
                 }
                 try db.exec("PRAGMA journal_mode=WAL")
                 try db.exec("BEGIN IMMEDIATE")
@@ -206,12 +237,14 @@ extension SQLiteBackend {
             let sealer = try RecordSealer.make(key, storedKDF: storedKDF, cost: cost)
             try sealer.verify(check: try meta(db, "check"))
             let connection = Connection(db: db, sealer: sealer)
-            try connection.configure()
+            try connection.configure(readOnly: readOnly)
             return connection
         }
 
-        /// Connection settings (none of them writes to the file once it is in WAL mode).
-        private func configure() throws(SecureStoreError) {
+        /// Connection settings (none of them writes to the file once it is in WAL mode; a read-only
+        /// connection leaves the journal mode as it is).
+        private func configure(readOnly: Bool = false) throws(SecureStoreError) {
+            if readOnly { return }
             let mode = try db.query("PRAGMA journal_mode")
             if case .text(let m)? = mode.first?.first, m.lowercased() != "wal" {
                 try db.exec("PRAGMA journal_mode=WAL")

@@ -17,11 +17,23 @@ final class SQLiteConnection {
     private var statements: [String: OpaquePointer] = [:]
     let path: String
 
-    /// Opens an existing database file read-write (the caller creates the file with the right mode).
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SecureStoreError) {
+    /// Opens an existing database file read-write (the caller creates the file with the right mode), or
+    /// read-only.
+    ///
+    /// Read-only: when the file has no (or an empty) `-wal` file, nobody has it open for writing, and it is
+    /// opened `immutable` — no lock, no `-wal` or `-shm` file is created, so it works on a read-only mount and
+    /// leaves nothing next to an imported export. Otherwise a plain read-only connection reads the live WAL.
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
         var handle: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil)
+        let rc: Int32
+        var walSize = stat()
+        if readOnly, stat(path + "-wal", &walSize) != 0 || walSize.st_size == 0 {
+            let uri = "file:" + Self.uriPath(path) + "?mode=ro&immutable=1"
+            rc = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        } else {
+            rc = sqlite3_open_v2(path, &handle, (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX, nil)
+        }
         db = handle
         guard rc == SQLITE_OK else {
             let error = SQLiteConnection.error(rc, handle, context: "open the store")
@@ -31,6 +43,22 @@ final class SQLiteConnection {
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    /// `path` for a `file:` URI: every byte outside a safe set percent-encoded.
+    private static func uriPath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                 UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 
     deinit {
@@ -120,11 +148,14 @@ final class SQLiteConnection {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return SecureStoreError(.io, "The store is busy: another process kept it locked for too long (\(context)). Try again.")
         case SQLITE_FULL:
-            return SecureStoreError(.io, "The disk is full; the store could not \(context).")
+            return SecureStoreError(.io, "The disk is full (or the store reached its size limit); the store could not \(context). Nothing of this call was saved; free some space and try again.")
         case SQLITE_IOERR:
             return SecureStoreError(.io, "An I/O error occurred while trying to \(context): \(detail).")
         case SQLITE_READONLY:
-            return SecureStoreError(.readOnly, "The store file is read-only; could not \(context).")
+            return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); could not \(context).")
+        case SQLITE_ERROR where detail.contains("unsupported file format") || detail.contains("malformed"):
+            // A damaged header or schema (found by fuzzing: it used to surface as an internal error).
+            return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged, or not a database this SQLite can read): \(detail).")
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:

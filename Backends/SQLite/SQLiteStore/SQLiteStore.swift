@@ -9,10 +9,10 @@ extension Keychain where Backend == SQLiteBackend {
     /// Opens (creating when absent) the store at `path` (default: ``SQLiteBackend/defaultPaths()``).
     public convenience init(path: String? = nil, key: SQLiteKey = .defaultKeyFile,
                             configuration: StoreConfiguration = StoreConfiguration(),
-                            passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
+                            passphraseCost: PassphraseCost = .interactive, readOnly: Bool = false) throws(SecureStoreError) {
         var file: String
         if let path { file = path } else { file = try SQLiteBackend.defaultPaths(creatingDirectories: true).database }
-        try self.init(backend: SQLiteBackend(path: file, key: key, passphraseCost: passphraseCost),
+        try self.init(backend: SQLiteBackend(path: file, key: key, passphraseCost: passphraseCost, readOnly: readOnly),
                       configuration: configuration)
     }
 

@@ -1,7 +1,6 @@
 public import SecureStore
 import Foundation
 internal import CSecret
-import Synchronization
 
 /// Stores records as items of one Secret Service collection. The only file that touches libsecret/GLib.
 ///
@@ -14,7 +13,7 @@ public final class SecretServiceBackend: StorageBackend {
 
     public let collection: String
     public let namespace: String
-    private let state: Mutex<Connection?>
+    private let state: Locked<Connection?>
 
     /// Connects at once, so a missing Secret Service is reported here.
     public init(collection: String = "default", namespace: String) throws(SecureStoreError) {
@@ -27,7 +26,7 @@ public final class SecretServiceBackend: StorageBackend {
         self.collection = collection
         self.namespace = namespace
         let connection = try Connection.open(collection: collection, activate: true)
-        state = Mutex(connection)
+        state = Locked(connection)
     }
 
     public var backendDescription: String { "secret-service collection \(collection) namespace \(namespace)" }
@@ -243,7 +242,7 @@ public struct SecretServiceTransaction: StorageTransaction {
 
 /// Insertion sequence numbers: nanoseconds since 1970, strictly increasing within this process.
 enum InsertionSequence {
-    private static let last = Mutex<UInt64>(0)
+    private static let last = Locked<UInt64>(0)
     static func next() -> UInt64 {
         let now = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000_000))
         return last.withLock { last in
