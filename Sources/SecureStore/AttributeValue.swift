@@ -101,7 +101,8 @@ extension AttributeName {
     func isNormal(_ value: AttributeValue) -> Bool {
         switch (kind, value) {
         case (.text, .string), (.text, .data), (.data, .string), (.data, .data): self != .accessible
-        case (.number, .number), (.bool, .bool), (.date, .date): true
+        case (.number, .number), (.bool, .bool): true
+        case (.date, .date(let d)): !d.timeIntervalSinceReferenceDate.isNaN   // normalize refuses NaN
         default: false
         }
     }
