@@ -22,19 +22,18 @@ public final class InMemoryBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout State) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        // The body runs entirely under the lock and the result is
-        // handed out only after it, so we pass it through an unchecked box.
-        let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { state in
+        // `Locked.withLock` hands the body's result straight back (no `sending` box, no `Result`: neither
+        // needs generic metadata per call).
+        try state.withLock { (state: inout State) throws(SecureStoreError) -> T in
             state.undo = [:]
             defer { state.undo = nil }
             do throws(SecureStoreError) {
-                return UncheckedBox(.success(try body(&state)))
+                return try body(&state)
             } catch {
                 state.rollBack()
-                return UncheckedBox(.failure(error))
+                throw error
             }
         }
-        return try outcome.value.get()
     }
 
     /// The backend's tables, with an undo log so that a failed transaction leaves no trace.
@@ -256,9 +255,4 @@ extension InMemoryBackend.State.Bucket {
             return refs.isEmpty
         }
     }
-}
-
-private struct UncheckedBox<Value>: @unchecked Sendable {   // crosses the lock boundary only; never shared
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
