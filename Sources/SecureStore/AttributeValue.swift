@@ -98,11 +98,14 @@ extension AttributeName {
     /// The value an item has for this attribute when it was never set: empty text/data, 0, false.
     /// Whether `normalize(value)` would return `value` unchanged without checking it further (then it
     /// cannot throw either).
+    /// True when `normalize` would return `value` unchanged and `StoreLimits` would accept it (the core's
+    /// validation fast path; anything else takes the ordered path that reports errors).
     func isNormal(_ value: AttributeValue) -> Bool {
         switch (kind, value) {
-        case (.text, .string), (.text, .data), (.data, .string), (.data, .data): self != .accessible
+        case (.text, .string), (.text, .data), (.data, .string), (.data, .data):
+            self != .accessible && (value.byteCount ?? 0) <= StoreLimits.maxAttributeValueBytes
+        case (.date, .date(let d)): !d.timeIntervalSinceReferenceDate.isNaN
         case (.number, .number), (.bool, .bool): true
-        case (.date, .date(let d)): !d.timeIntervalSinceReferenceDate.isNaN   // normalize refuses NaN
         default: false
         }
     }

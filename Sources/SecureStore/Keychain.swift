@@ -146,17 +146,15 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
                           writing: Bool = false)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
-        // Fast path: every attribute is defined for the class, already in its normal form (which a NaN date
-        // is not), within the size limit when writing, and no access group is named: the input is returned
-        // as it is (no sorting, no copy). Anything else takes the ordered path below, which reports errors
-        // in a fixed order.
+        // Fast path: every attribute is defined for the class, already in its normal form, and no access
+        // group is named: the input is returned as it is (no sorting, no copy). Anything else takes the
+        // ordered path below, which reports errors in a fixed order.
         if attributes[.accessGroup] == nil {
             let defined = itemClass.map { $0.attributes }
             var plain = true
             for (name, value) in attributes {
                 if let defined, !defined.contains(name) { plain = false; break }
                 if !name.isNormal(value) { plain = false; break }
-                if writing, let count = value.byteCount, count > StoreLimits.maxAttributeValueBytes { plain = false; break }
             }
             if plain { return attributes }
         }
