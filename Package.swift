@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
-        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"],
+        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"],
                           path: "Backends/PostgreSQL/Worker"),
 
         // Example program: the seeds' scenario.
@@ -89,16 +89,18 @@ let package = Package(
         .executableTarget(name: "fuzz-record", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Record"),
         .executableTarget(name: "fuzz-export", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Export"),
 
-        // Tests.
+        // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
+        // the test-only workers.
+        .target(name: "TestSupport", dependencies: ["SecureStore"], path: "Tests/TestSupport"),
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                       "SecureStoreConformance"]),
-        .testTarget(name: "CLITests", dependencies: []),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
                                                              "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing"]),
     ]
 )

@@ -1,24 +1,16 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Runs the built `securestore` tool as a subprocess, as a user would.
 struct Tool {
     let environment: [String: String]
 
     static func path() throws -> String {
-        var dirs: [URL] = []
-        if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
-        dirs.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        dirs.append(root.appendingPathComponent(".build/debug"))
-        for dir in dirs {
-            for candidate in [dir, dir.deletingLastPathComponent()] {
-                let path = candidate.appendingPathComponent("securestore").path
-                if FileManager.default.isExecutableFile(atPath: path) { return path }
-            }
+        guard let path = builtExecutablePath("securestore") else {
+            throw ToolError(message: "the securestore tool is not built; run `swift build --build-tests` first")
         }
-        throw ToolError(message: "the securestore tool is not built; run `swift build --build-tests` first")
+        return path
     }
 
     struct ToolError: Error, CustomStringConvertible { let message: String; var description: String { message } }

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestSupport
 import SecureStore
 import PostgresStore
 import SQLiteStore

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import TestSupport
 import SecureStore
 @testable import SQLiteStore
 import SecureStoreCrypto

@@ -2,6 +2,7 @@ import Foundation
 import SecureStore
 @testable import SQLiteStore
 import CSQLite
+import TestSupport
 
 /// A fresh temporary folder, removed by `cleanUp()`.
 struct Scratch {
@@ -13,28 +14,6 @@ struct Scratch {
     var db: String { dir.appendingPathComponent("store.db").path }
     func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
     func cleanUp() { try? FileManager.default.removeItem(at: dir) }
-}
-
-func randomKey() -> Data {
-    Data((0..<32).map { _ in UInt8.random(in: 0...255) })
-}
-
-func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
-
-/// The error `body` throws, or nil.
-func failure(_ body: () throws(SecureStoreError) -> Void) -> SecureStoreError? {
-    do throws(SecureStoreError) {
-        try body()
-        return nil
-    } catch {
-        return error
-    }
-}
-
-func generic(_ service: String, _ account: String, _ extra: [AttributeName: AttributeValue] = [:]) -> [AttributeName: AttributeValue] {
-    var a: [AttributeName: AttributeValue] = [.service: .string(service), .account: .string(account)]
-    for (k, v) in extra { a[k] = v }
-    return a
 }
 
 /// The secret of the generic password with this service and account (throws when absent or unreadable).
@@ -84,21 +63,7 @@ final class RawDB {
 }
 
 /// The worker executable built next to the test bundle.
-func workerPath() -> String? {
-    var dirs: [URL] = []
-    if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
-    dirs.append(Bundle.main.bundleURL.deletingLastPathComponent())
-    dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    dirs.append(root.appendingPathComponent(".build/debug"))
-    for dir in dirs {
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let path = candidate.appendingPathComponent("securestore-sqlite-worker").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-    }
-    return nil
-}
+func workerPath() -> String? { builtExecutablePath("securestore-sqlite-worker") }
 
 /// A running worker process with its stdout collected.
 final class Worker {

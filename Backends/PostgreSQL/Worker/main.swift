@@ -14,6 +14,7 @@ import Foundation
 import SecureStore
 import PostgresStore
 import SQLiteStore
+import TestSupport
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
@@ -148,35 +149,3 @@ do {
     exit(1)
 }
 
-/// Starts `path` with posix_spawn (not Foundation's `Process`, whose exit monitoring can hang when a daemon
-/// started below inherits its descriptors): stdin from /dev/null, stdout to `stdout` (a file) or /dev/null.
-func spawn(_ path: String, _ args: [String], environment: [String: String], stdout: String?) -> pid_t? {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let argv: [UnsafeMutablePointer<CChar>?] = ([path] + args).map { strdup($0) } + [nil]
-    let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { for p in argv + envp { free(p) } }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, path, &actions, nil, argv, envp) == 0 else { return nil }
-    return pid
-}
-
-/// Waits for `pid` (killing it after `timeout`); its exit status, or -1 when it was killed or vanished.
-func reap(_ pid: pid_t, timeout: Duration = .seconds(300)) -> Int32 {
-    let deadline = ContinuousClock.now + timeout
-    var status: Int32 = 0
-    while true {
-        let r = waitpid(pid, &status, WNOHANG)
-        if r == pid { return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1 }
-        if r == -1 && errno != EINTR { return -1 }
-        if ContinuousClock.now > deadline {
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, &status, 0)
-            return -1
-        }
-        usleep(10_000)
-    }
-}
