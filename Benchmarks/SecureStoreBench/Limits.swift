@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import CSQLite
-import CSodium
 
 // The limits: the same work as a backend, done as directly as possible, timed in the same process.
 
@@ -71,9 +70,7 @@ final class DictionaryLimit: BenchTarget {
 final class RawSQLiteLimit: BenchTarget {
     private var db: OpaquePointer?
     private let path: String
-    private let encrypted: Bool
-    private var key = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
-    private var indexKey = [UInt8](repeating: 0, count: 32)
+    private let sealer: RawSealer
     private var statements: [OpaquePointer] = []
     private var insertStmt: OpaquePointer?
     private var selectStmt: OpaquePointer?
@@ -81,15 +78,11 @@ final class RawSQLiteLimit: BenchTarget {
     private var updateStmt: OpaquePointer?
     private var deleteStmt: OpaquePointer?
     private var clearStmt: OpaquePointer?
-    private var plain: [UInt8] = []
     private var sealed: [UInt8] = []
 
     init(path: String, encrypted: Bool) throws {
-        guard sodium_init() >= 0 else { throw BenchFailure("libsodium failed to initialize.") }
         self.path = path
-        self.encrypted = encrypted
-        randombytes_buf(&key, key.count)
-        randombytes_buf(&indexKey, indexKey.count)
+        sealer = try RawSealer(encrypted: encrypted)
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
                 == SQLITE_OK
         else { throw BenchFailure("Cannot open \(path).") }
@@ -115,8 +108,7 @@ final class RawSQLiteLimit: BenchTarget {
         statements = []
         if db != nil { sqlite3_close_v2(db) }
         db = nil
-        sodium_memzero(&key, key.count)
-        sodium_memzero(&indexKey, indexKey.count)
+        sealer.wipe()
     }
 
     private func exec(_ sql: String) throws {
@@ -136,63 +128,17 @@ final class RawSQLiteLimit: BenchTarget {
         BenchFailure("sqlite3 could not \(what): \(String(cString: sqlite3_errmsg(db)))")
     }
 
-    // MARK: Hashes and sealing
+    private func hash(_ parts: [String]) -> [UInt8] { sealer.hash(parts) }
 
-    private func hash(_ parts: [String]) -> [UInt8] {
-        var input: [UInt8] = []
-        for (i, part) in parts.enumerated() {
-            if i > 0 { input.append(0) }
-            input.append(contentsOf: part.utf8)
-        }
-        var out = [UInt8](repeating: 0, count: 32)
-        crypto_generichash(&out, out.count, input, UInt64(input.count), indexKey, indexKey.count)
-        return out
-    }
-
-    /// secret ‖ service ‖ 0 ‖ account, sealed (nonce ‖ ciphertext) when encrypted, with the key hash as AD.
     private func seal(_ secret: Data, service: String, account: String, ad: [UInt8]) -> [UInt8] {
-        plain.removeAll(keepingCapacity: true)
-        withUnsafeBytes(of: UInt32(secret.count).bigEndian) { plain.append(contentsOf: $0) }
-        plain.append(contentsOf: secret)
-        plain.append(contentsOf: service.utf8)
-        plain.append(0)
-        plain.append(contentsOf: account.utf8)
-        guard encrypted else { return plain }
-        let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
-        let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
-        var out = [UInt8](repeating: 0, count: nonceBytes + plain.count + tagBytes)
-        var length: UInt64 = 0
-        out.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            randombytes_buf(base, nonceBytes)
-            crypto_aead_xchacha20poly1305_ietf_encrypt(base + nonceBytes, &length, plain, UInt64(plain.count),
-                                                       ad, UInt64(ad.count), nil, base, key)
-        }
-        sodium_memzero(&plain, plain.count)
-        return out
+        sealer.seal(secret, service: service, account: account, ad: ad)
     }
 
     /// Opens column 0 of the current row; returns the secret's length.
     private func open(_ stmt: OpaquePointer?, ad: [UInt8]?) throws -> Int {
         let count = Int(sqlite3_column_bytes(stmt, 0))
         guard let blob = sqlite3_column_blob(stmt, 0) else { throw BenchFailure("An empty value.") }
-        let bytes = blob.assumingMemoryBound(to: UInt8.self)
-        if !encrypted {
-            guard count >= 4 else { throw BenchFailure("A damaged value.") }
-            return Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
-        }
-        let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
-        let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
-        guard count >= nonceBytes + tagBytes + 4 else { throw BenchFailure("A damaged value.") }
-        if plain.count < count { plain = [UInt8](repeating: 0, count: count) }
-        var length: UInt64 = 0
-        let rc = crypto_aead_xchacha20poly1305_ietf_decrypt(&plain, &length, nil, bytes + nonceBytes,
-                                                            UInt64(count - nonceBytes), ad, UInt64(ad?.count ?? 0),
-                                                            bytes, key)
-        guard rc == 0 else { throw BenchFailure("A value did not decrypt.") }
-        let secretLength = Int(plain[0]) << 24 | Int(plain[1]) << 16 | Int(plain[2]) << 8 | Int(plain[3])
-        sodium_memzero(&plain, Int(length))
-        return secretLength
+        return try sealer.open(blob.assumingMemoryBound(to: UInt8.self), count: count, ad: ad)
     }
 
     // MARK: Operations

@@ -2,7 +2,6 @@ import Foundation
 import SecureStore
 import PostgresStore
 import CLibPQ
-import CSodium
 
 // The PostgreSQL backend and its raw-libpq limits. Measured only when a server is given:
 //   SECURESTORE_BENCH_POSTGRES_URL (else SECURESTORE_TEST_POSTGRES_URL, as scripts/with-postgres.sh exports),
@@ -71,14 +70,11 @@ final class RawLibPQLimit: BenchTarget {
     private let namespace = "bench"
     private let transactions: Bool
     private let lockKey = PostgresBackend.advisoryLockKey(namespace: "bench")
-    private var key = [UInt8](repeating: 0, count: Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES))
-    private var indexKey = [UInt8](repeating: 0, count: 32)
+    private let sealer: RawSealer
 
     init(url: String, passwordEnv: String?, transactions: Bool) throws {
-        guard sodium_init() >= 0 else { throw BenchFailure("libsodium failed to initialize.") }
         self.transactions = transactions
-        randombytes_buf(&key, key.count)
-        randombytes_buf(&indexKey, indexKey.count)
+        sealer = try RawSealer()
         var pairs: [(String, String)] = [("connect_timeout", "5"), ("dbname", url)]
         if let passwordEnv, let password = ProcessInfo.processInfo.environment[passwordEnv] {
             pairs.append(("password", password))
@@ -110,8 +106,7 @@ final class RawLibPQLimit: BenchTarget {
             PQfinish(conn)
         }
         conn = nil
-        sodium_memzero(&key, key.count)
-        sodium_memzero(&indexKey, indexKey.count)
+        sealer.wipe()
     }
 
     private func exec(_ sql: String) throws {
@@ -172,56 +167,19 @@ final class RawLibPQLimit: BenchTarget {
         return try execute(sql, params, rows)
     }
 
-    // MARK: Hashes and sealing (as RawSQLiteLimit)
+    // MARK: Hashes and sealing (shared with RawSQLiteLimit)
 
-    private func hash(_ parts: [String]) -> [UInt8] {
-        var input: [UInt8] = []
-        for (i, part) in parts.enumerated() {
-            if i > 0 { input.append(0) }
-            input.append(contentsOf: part.utf8)
-        }
-        var out = [UInt8](repeating: 0, count: 32)
-        crypto_generichash(&out, out.count, input, UInt64(input.count), indexKey, indexKey.count)
-        return out
-    }
+    private func hash(_ parts: [String]) -> [UInt8] { sealer.hash(parts) }
 
     private func seal(_ secret: Data, service: String, account: String, ad: [UInt8]) -> [UInt8] {
-        var plain: [UInt8] = []
-        withUnsafeBytes(of: UInt32(secret.count).bigEndian) { plain.append(contentsOf: $0) }
-        plain.append(contentsOf: secret)
-        plain.append(contentsOf: service.utf8)
-        plain.append(0)
-        plain.append(contentsOf: account.utf8)
-        let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
-        let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
-        var out = [UInt8](repeating: 0, count: nonceBytes + plain.count + tagBytes)
-        var length: UInt64 = 0
-        out.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            randombytes_buf(base, nonceBytes)
-            crypto_aead_xchacha20poly1305_ietf_encrypt(base + nonceBytes, &length, plain, UInt64(plain.count),
-                                                       ad, UInt64(ad.count), nil, base, key)
-        }
-        sodium_memzero(&plain, plain.count)
-        return out
+        sealer.seal(secret, service: service, account: account, ad: ad)
     }
 
     /// Opens the value at (row, column); returns the secret's length.
     private func open(_ result: OpaquePointer, row: Int32, column: Int32, ad: [UInt8]) throws -> Int {
         let count = Int(PQgetlength(result, row, column))
         guard let raw = PQgetvalue(result, row, column) else { throw BenchFailure("An empty value.") }
-        let bytes = UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self)
-        let nonceBytes = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)
-        let tagBytes = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)
-        guard count >= nonceBytes + tagBytes + 4 else { throw BenchFailure("A damaged value.") }
-        var plain = [UInt8](repeating: 0, count: count)
-        var length: UInt64 = 0
-        let rc = crypto_aead_xchacha20poly1305_ietf_decrypt(&plain, &length, nil, bytes + nonceBytes,
-                                                            UInt64(count - nonceBytes), ad, UInt64(ad.count), bytes, key)
-        guard rc == 0 else { throw BenchFailure("A value did not decrypt.") }
-        let secretLength = Int(plain[0]) << 24 | Int(plain[1]) << 16 | Int(plain[2]) << 8 | Int(plain[3])
-        sodium_memzero(&plain, Int(length))
-        return secretLength
+        return try sealer.open(UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: count, ad: ad)
     }
 
     private func bytes(_ row: OpaquePointer, _ r: Int32, _ c: Int32) -> [UInt8] {

@@ -23,11 +23,15 @@ struct Tool {
 
     /// A fresh SQLite store in a temporary folder, selected by a config file.
     static func sqlite() throws -> Tool {
+        try configured { dir in #"{"backend": "sqlite", "sqlite": {"path": "\#(dir)/store.db", "keyFile": "\#(dir)/store.key"}}"# }
+    }
+
+    /// A tool whose store is selected by a config file in a fresh temporary folder; `json` gets the folder.
+    static func configured(_ json: (String) -> String) throws -> Tool {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let config = dir.appendingPathComponent("config.json").path
-        let json = #"{"backend": "sqlite", "sqlite": {"path": "\#(dir.path)/store.db", "keyFile": "\#(dir.path)/store.key"}}"#
-        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        try Data(json(dir.path).utf8).write(to: URL(fileURLWithPath: config))
         var env = ProcessInfo.processInfo.environment
         env["SECURESTORE_CONFIG"] = config
         env["SECURESTORE_BACKEND"] = nil
@@ -207,15 +211,9 @@ extension Tool {
         guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
             throw ToolError(message: "no D-Bus session bus: run the tests under scripts/with-keyring.sh (scripts/test.sh does)")
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let config = dir.appendingPathComponent("config.json").path
-        let json = #"{"backend": "secret-service", "secretService": {"namespace": "cli-\#(UUID().uuidString)", "accessGroups": ["securestore"]}}"#
-        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
-        var env = ProcessInfo.processInfo.environment
-        env["SECURESTORE_CONFIG"] = config
-        env["SECURESTORE_BACKEND"] = nil
-        return Tool(environment: env)
+        return try configured { _ in
+            #"{"backend": "secret-service", "secretService": {"namespace": "cli-\#(UUID().uuidString)", "accessGroups": ["securestore"]}}"#
+        }
     }
 }
 

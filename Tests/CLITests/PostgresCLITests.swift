@@ -10,16 +10,10 @@ extension Tool {
             throw ToolError(message:
                 "SECURESTORE_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh (scripts/test.sh does)")
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-cli-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let config = dir.appendingPathComponent("config.json").path
         let namespace = "cli-\(UInt64.random(in: 0...UInt64.max))"
-        let json = #"{"backend": "postgres", "postgres": {"url": "\#(url)", "passwordEnv": "SECURESTORE_TEST_POSTGRES_PASSWORD", "keyFile": "\#(dir.path)/store.key", "namespace": "\#(namespace)"}}"#
-        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
-        var tool = env
-        tool["SECURESTORE_CONFIG"] = config
-        tool["SECURESTORE_BACKEND"] = nil
-        return Tool(environment: tool)
+        return try configured { dir in
+            #"{"backend": "postgres", "postgres": {"url": "\#(url)", "passwordEnv": "SECURESTORE_TEST_POSTGRES_PASSWORD", "keyFile": "\#(dir)/store.key", "namespace": "\#(namespace)"}}"#
+        }
     }
 }
 
