@@ -97,6 +97,17 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         }
     }
 
+    /// The key epoch guard, run inside every writing transaction after the write lock is held: `stored` is the
+    /// key-check value in the store now, `opened` the one this sealer saw (or wrote) when the store was opened.
+    /// A rekey by another process or store object replaces the key-check value (a new key and a new nonce),
+    /// so a writer holding the old key fails here, before it seals a row the new key cannot read.
+    package static func requireSameEpoch(stored: [UInt8]?, opened: [UInt8]) throws(SecureStoreError) {
+        guard let stored, stored == opened else {
+            throw SecureStoreError(.authFailed, "The store was re-keyed by another process or store object since "
+                + "it was opened; nothing was written. Open the store again with its current key.")
+        }
+    }
+
     // MARK: Indexes
 
     package static func classNumber(_ cls: ItemClass) -> Int64 {
