@@ -143,14 +143,16 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     /// `writing` a value over ``StoreLimits/maxAttributeValueBytes``, in code order), then an attribute the
     /// class lacks (noSuchAttribute; like Apple, its value is not looked at), then a foreign group
     /// (missingEntitlement). The secret's size is checked after the attributes.
-    private func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?,
-                          writing: Bool = false)
+    ///
+    /// `fastPath: false` (tests only) always takes the ordered path; both must give the same result.
+    func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?,
+                  writing: Bool = false, fastPath: Bool = true)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
         // Fast path: every attribute is defined for the class, already in its normal form, and no access
         // group is named: the input is returned as it is (no sorting, no copy). Anything else takes the
         // ordered path below, which reports errors in a fixed order.
-        if attributes[.accessGroup] == nil {
+        if fastPath, attributes[.accessGroup] == nil {
             let defined = itemClass.map { $0.attributes }
             var plain = true
             for (name, value) in attributes {
