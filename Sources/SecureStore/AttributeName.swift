@@ -16,8 +16,8 @@ public enum AttributeKind: String, Sendable, Hashable {
     /// string (`"htps"`) stays text. A number never equals a text value.
     case numberOrText
     /// Text or a number, each kept as given (Apple stores `kSecAttrAuthenticationType` as a blob attribute that
-    /// keeps strings, data and numbers alike): text compares by bytes like ``text``, numbers by value, and a
-    /// number never equals a text value.
+    /// keeps strings, data and numbers alike; booleans read as 0/1): text compares by bytes like ``text``,
+    /// numbers by value, and a number never equals a text value.
     case textOrNumber
 }
 

@@ -76,7 +76,9 @@ extension AttributeName {
         case (.number, .number), (.bool, .bool), (.numberOrText, .number), (.textOrNumber, .number),
              (.textOrNumber, .string), (.textOrNumber, .data):
             return value
-        case (.numberOrText, .bool(let b)):
+        case (.numberOrText, .bool(let b)), (.textOrNumber, .bool(let b)):
+            // A boolean is the number 0 or 1: through Foundation's bridging `NSNumber(0)` and `false` are
+            // the same value, so a numeric 0 or 1 may arrive as either.
             return .number(b ? 1 : 0)
         case (.numberOrText, .string(let s)):
             // Apple's number conversion: a string whose integer reading prints back as the same string is

@@ -13,7 +13,7 @@ extension ConformanceCheck {
                                                   .port: 443], data: Data("x".utf8)))
             try s.add(NewItem(.internetPassword, [.server: "t", .protocol: "htps", .authenticationType: "dflt"]))
             try s.add(NewItem(.internetPassword, [.server: "d", .protocol: "80", .authenticationType: .data(Data("form".utf8))]))
-            try s.add(NewItem(.internetPassword, [.server: "b", .protocol: true]))
+            try s.add(NewItem(.internetPassword, [.server: "b", .protocol: true, .authenticationType: false]))
             func attrs(_ server: String) throws -> [AttributeName: AttributeValue]? {
                 try s.copyMatching(ItemQuery(.internetPassword, [.server: .string(server)], returning: .attributes)).items.first?.attributes
             }
@@ -25,12 +25,13 @@ extension ConformanceCheck {
             try expectEqual(try attrs("d")?[.protocol], .number(80), "decimal protocol")
             try expectEqual(try attrs("d")?[.authenticationType], .data(Data("form".utf8)), "data authentication type")
             try expectEqual(try attrs("b")?[.protocol], .number(1), "boolean protocol")
+            try expectEqual(try attrs("b")?[.authenticationType], .number(0), "boolean authentication type")
             // Deleting by the numbers finds the item (Apple's stress test adds and deletes this way).
             try expectEqual(try s.delete(ItemQuery(.internetPassword, [.server: "n", .protocol: .number(htps),
                                                                          .authenticationType: .number(dflt), .port: 443])), 1)
             try expectUnchanged(s) {
                 try expectError(.param) { try s.add(NewItem(.internetPassword, [.server: "x", .protocol: .data(Data("htps".utf8))])) }
-                try expectError(.param) { try s.add(NewItem(.internetPassword, [.server: "x", .authenticationType: true])) }
+                try expectError(.param) { try s.add(NewItem(.internetPassword, [.server: "x", .authenticationType: .date(Date())])) }
                 try expectError(.param) { try s.add(NewItem(.internetPassword, [.server: "x", .protocol: .date(Date())])) }
             }
         },

@@ -68,6 +68,7 @@ public final class ReferenceStore: SecureStore {
         if code == "atyp" {   // Apple's blob attribute: text, data or a number, kept as given
             switch v {
             case .number, .string, .data: return v
+            case .bool(let b): return .number(b ? 1 : 0)
             default: throw .param(code, "not text or a number")
             }
         }
