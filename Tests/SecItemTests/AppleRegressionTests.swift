@@ -160,7 +160,7 @@ extension SecItemTests {
                 l.status(SecItemDelete(item as CFDictionary), errSecSuccess, "#\(num) delete local")
                 l.status(add(item), errSecSuccess, "#\(num) add local again")
                 l.status(SecItemDelete(item as CFDictionary), errSecSuccess, "#\(num) delete local again")
-                l.status(SecItemDelete(item as CFDictionary), errSecItemNotFound, "#\(num) nothing left")
+                #expect(SecItemDelete(item as CFDictionary) == errSecItemNotFound, "#\(num): nothing left")   // not Apple's
             }
             settle(l)
         }
