@@ -19,10 +19,13 @@ private func run(_ body: () throws(SecureStoreError) -> Void) -> OSStatus {
 }
 
 /// The Apple-shaped object for one result item: a single value when one thing was asked, else a dictionary.
-private func object(_ item: ResultItem) -> Any {
-    let asked = (item.attributes != nil ? 1 : 0) + (item.data != nil ? 1 : 0) + (item.persistentRef != nil ? 1 : 0)
+/// Like Apple's: `kSecReturnData` alone gives empty data for an item without a secret; in a dictionary an
+/// item without a secret has no `kSecValueData` (an item added with empty data has an empty one).
+private func object(_ item: ResultItem, _ returning: ReturnOptions) -> Any {
+    let wanted = returning.intersection([.attributes, .data, .persistentRef])
+    let asked = [ReturnOptions.attributes, .data, .persistentRef].filter { wanted.contains($0) }.count
     if asked == 1 {
-        if let d = item.data { return d }
+        if wanted.contains(.data) { return item.data ?? Data() }
         if let p = item.persistentRef { return p.data }
     }
     var dict: [String: Any] = [:]
@@ -51,9 +54,9 @@ private func deliver(_ result: QueryResult, returning: ReturnOptions, to pointer
     case .none:
         if returning.contains(.ref) { pointer.pointee = nil }
     case .item(let item):
-        pointer.pointee = object(item) as AnyObject
+        pointer.pointee = object(item, returning) as AnyObject
     case .items(let items):
-        pointer.pointee = items.map(object) as AnyObject
+        pointer.pointee = items.map { object($0, returning) } as AnyObject
     }
 }
 

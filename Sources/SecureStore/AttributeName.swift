@@ -10,6 +10,15 @@ public enum AttributeKind: String, Sendable, Hashable {
     case bool
     /// A point in time.
     case date
+    /// A number or, failing that, text (Apple stores `kSecAttrProtocol` as a number attribute that keeps a
+    /// string it cannot read as a number): numbers stay numbers, booleans read as 0/1, a string that is a
+    /// plain decimal integer (`"80"`, as Apple's conversion prints it back) becomes that number, any other
+    /// string (`"htps"`) stays text. A number never equals a text value.
+    case numberOrText
+    /// Text or a number, each kept as given (Apple stores `kSecAttrAuthenticationType` as a blob attribute that
+    /// keeps strings, data and numbers alike; booleans read as 0/1): text compares by bytes like ``text``,
+    /// numbers by value, and a number never equals a text value.
+    case textOrNumber
 }
 
 /// An item attribute, named by Apple's `kSecAttr…` string value (`"svce"` for the service).
@@ -60,8 +69,8 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     public static let generic = AttributeName("gena", "generic", .data)
     public static let securityDomain = AttributeName("sdmn", "securityDomain", .text)
     public static let server = AttributeName("srvr", "server", .text)
-    public static let `protocol` = AttributeName("ptcl", "protocol", .text)
-    public static let authenticationType = AttributeName("atyp", "authenticationType", .text)
+    public static let `protocol` = AttributeName("ptcl", "protocol", .numberOrText)
+    public static let authenticationType = AttributeName("atyp", "authenticationType", .textOrNumber)
     public static let port = AttributeName("port", "port", .number)
     public static let path = AttributeName("path", "path", .text)
     // Certificates.

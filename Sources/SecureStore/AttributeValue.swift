@@ -73,7 +73,17 @@ extension AttributeName {
                 throw .param(code, "\(name) must be a real date; got NaN.")
             }
             return value
-        case (.number, .number), (.bool, .bool):
+        case (.number, .number), (.bool, .bool), (.numberOrText, .number), (.textOrNumber, .number),
+             (.textOrNumber, .string), (.textOrNumber, .data):
+            return value
+        case (.numberOrText, .bool(let b)), (.textOrNumber, .bool(let b)):
+            // A boolean is the number 0 or 1: through Foundation's bridging `NSNumber(0)` and `false` are
+            // the same value, so a numeric 0 or 1 may arrive as either.
+            return .number(b ? 1 : 0)
+        case (.numberOrText, .string(let s)):
+            // Apple's number conversion: a string whose integer reading prints back as the same string is
+            // that number; any other string is kept as text.
+            if let n = Int32(s), String(n) == s { return .number(Int64(n)) }
             return value
         case (.number, .bool(let b)):
             return .number(b ? 1 : 0)
@@ -95,24 +105,25 @@ extension AttributeName {
         }
     }
 
-    /// The value an item has for this attribute when it was never set: empty text/data, 0, false.
-    /// Whether `normalize(value)` would return `value` unchanged without checking it further (then it
-    /// cannot throw either).
     /// True when `normalize` would return `value` unchanged and `StoreLimits` would accept it (the core's
     /// validation fast path; anything else takes the ordered path that reports errors).
     func isNormal(_ value: AttributeValue) -> Bool {
         switch (kind, value) {
         case (.text, .string), (.text, .data), (.data, .string), (.data, .data):
             self != .accessible && (value.byteCount ?? 0) <= StoreLimits.maxAttributeValueBytes
+        case (.textOrNumber, .string), (.textOrNumber, .data):
+            (value.byteCount ?? 0) <= StoreLimits.maxAttributeValueBytes
         case (.date, .date(let d)): !d.timeIntervalSinceReferenceDate.isNaN
-        case (.number, .number), (.bool, .bool): true
+        case (.number, .number), (.bool, .bool), (.numberOrText, .number), (.textOrNumber, .number): true
         default: false
         }
     }
 
+    /// The value an item has for this attribute when it was never set: empty text/data, 0, false (empty
+    /// text for protocol and authentication type, which older stores hold as text).
     public var defaultValue: AttributeValue? {
         switch kind {
-        case .text: .string("")
+        case .text, .numberOrText, .textOrNumber: .string("")
         case .data: .data(Data())
         case .number: .number(0)
         case .bool: .bool(false)
@@ -129,6 +140,8 @@ extension AttributeKind {
         case .number: "a number"
         case .bool: "a boolean"
         case .date: "a date"
+        case .numberOrText: "a number or a string"
+        case .textOrNumber: "text (a string or data) or a number"
         }
     }
 }

@@ -127,7 +127,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         attributes[.creationDate] = .date(now)
         attributes[.modificationDate] = .date(now)
         return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, attributes: attributes,
-                          data: item.data ?? Data())
+                          data: item.data)
     }
 
     private func normalizeChanges(_ changes: ItemChanges, itemClass: ItemClass?) throws(SecureStoreError)
@@ -139,17 +139,20 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     }
 
     /// Checks attributes in a fixed order, so every backend reports the same error for the same input:
-    /// first an attribute the class lacks (noSuchAttribute), then a bad value (param; when `writing`, a value
-    /// over ``StoreLimits/maxAttributeValueBytes`` too, in name order), then a foreign group. The secret's
-    /// size is checked after the attributes.
-    private func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?,
-                          writing: Bool = false)
+    /// first a bad value of an attribute the class defines (param: a value of the wrong type, or when
+    /// `writing` a value over ``StoreLimits/maxAttributeValueBytes``, in code order), then an attribute the
+    /// class lacks (noSuchAttribute; like Apple, its value is not looked at), then a foreign group
+    /// (missingEntitlement). The secret's size is checked after the attributes.
+    ///
+    /// `fastPath: false` (tests only) always takes the ordered path; both must give the same result.
+    func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?,
+                  writing: Bool = false, fastPath: Bool = true)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
         // Fast path: every attribute is defined for the class, already in its normal form, and no access
         // group is named: the input is returned as it is (no sorting, no copy). Anything else takes the
         // ordered path below, which reports errors in a fixed order.
-        if attributes[.accessGroup] == nil {
+        if fastPath, attributes[.accessGroup] == nil {
             let defined = itemClass.map { $0.attributes }
             var plain = true
             for (name, value) in attributes {
@@ -159,21 +162,19 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             if plain { return attributes }
         }
         let names = attributes.keys.sorted()
-        if let itemClass {
-            let defined = itemClass.attributes
-            if let name = names.first(where: { !defined.contains($0) }) {
-                throw SecureStoreError(.noSuchAttribute,
-                    "A \(itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)
-            }
-        }
+        let defined = itemClass?.attributes
         var normalized: [AttributeName: AttributeValue] = [:]
         normalized.reserveCapacity(attributes.count + 5)
-        for name in names {
+        for name in names where defined?.contains(name) ?? true {
             if let value = attributes[name] {
                 let clean = try name.normalize(value)
                 if writing { try StoreLimits.checkAttribute(name, clean) }
                 normalized[name] = clean
             }
+        }
+        if let itemClass, let defined, let name = names.first(where: { !defined.contains($0) }) {
+            throw SecureStoreError(.noSuchAttribute,
+                "A \(itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)
         }
         if let group = normalized[.accessGroup] { try checkGroup(group) }
         return normalized
@@ -334,6 +335,13 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         case .date:
             if case .date(let x) = a, case .date(let y) = b { return x == y }
             return false
+        case .numberOrText, .textOrNumber:
+            // A number equals a number; text equals text (as for `.text`); a number never equals text.
+            switch (a, b) {
+            case (.number(let x), .number(let y)): return x == y
+            case (.number, _), (_, .number): return false
+            default: return equal(a, b, kind: .text, caseInsensitive: caseInsensitive)
+            }
         }
     }
 

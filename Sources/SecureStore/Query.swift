@@ -118,7 +118,7 @@ public struct NewItem: Sendable, Hashable {
     public var itemClass: ItemClass
     /// The attributes; creation and modification dates are set by the store whatever is given here.
     public var attributes: [AttributeName: AttributeValue]
-    /// The secret (`kSecValueData`); may be empty or absent.
+    /// The secret (`kSecValueData`); may be empty (`Data()`) or absent (`nil`): the two stay distinct.
     public var data: Data?
 
     public init(_ itemClass: ItemClass, _ attributes: [AttributeName: AttributeValue] = [:], data: Data? = nil) {
@@ -145,7 +145,8 @@ public struct ResultItem: Sendable, Hashable {
     public var itemClass: ItemClass
     /// The attributes (with `kSecReturnAttributes`), including creation and modification dates.
     public var attributes: [AttributeName: AttributeValue]?
-    /// The secret (with `kSecReturnData`): empty `Data` when the item has none.
+    /// The secret (with `kSecReturnData`): `nil` when the item was added without one (or data was not
+    /// asked for); an item added with `Data()` gives empty data.
     public var data: Data?
     /// The persistent reference (with `kSecReturnPersistentRef`).
     public var persistentRef: PersistentRef?

@@ -1,7 +1,9 @@
 public import Foundation
 
 /// The canonical bytes of an item's uniqueness key: class plus every key attribute (defaults filled in),
-/// text and data by bytes, numbers as 8 bytes. Two items collide exactly when their keys are equal.
+/// text and data by bytes (a 4-byte length, then the bytes), numbers as 8 bytes. A number in an attribute
+/// that holds numbers or text (protocol, authentication type) is marked by the length `FFFFFFFF`, which no
+/// text can have, so it never collides with text. Two items collide exactly when their keys are equal.
 ///
 /// Backends index on it (the in-memory backend in a dictionary, SQLite as a keyed blind index); only the
 /// core builds it.
@@ -25,6 +27,9 @@ public struct UniqueKey: Hashable, Sendable {
                 Self.appendLength(d.count, to: &out)
                 out.append(contentsOf: d)
             case .number(let i)?:
+                if name.kind == .numberOrText || name.kind == .textOrNumber {
+                    out.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF])
+                }
                 Self.appendInteger(i, to: &out)
             case .bool(let b)?:
                 Self.appendInteger(b ? 1 : 0, to: &out)
@@ -64,12 +69,14 @@ public struct ItemRecord: Sendable, Hashable {
     public let persistentRef: PersistentRef
     public let itemClass: ItemClass
     public let attributes: [AttributeName: AttributeValue]
-    public let data: Data
+    /// The secret (`kSecValueData`): `nil` for an item added without one, which is not the same as an
+    /// empty secret (`Data()`).
+    public let data: Data?
     /// Computed once from class and attributes.
     public let uniqueKey: UniqueKey
 
     public init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
-                data: Data) {
+                data: Data?) {
         self.persistentRef = persistentRef
         self.itemClass = itemClass
         self.attributes = attributes

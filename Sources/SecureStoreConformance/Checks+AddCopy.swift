@@ -228,11 +228,6 @@ extension ConformanceCheck {
                 }
             }
         },
-        .init("copy.emptyData", "An item without a secret returns empty data") { c in
-            let s = try c.store()
-            try s.add(genp("svc", "a"))
-            try expectEqual(try s.data(query("svc", "a")), Data())
-        },
         .init("copy.insertionOrder", "Results come in the order items were added, unchanged by updates") { c in
             let s = try c.store()
             for i in [3, 1, 4, 0, 2] { try s.add(genp("svc", "acct\(i)")) }

@@ -135,7 +135,16 @@ enum Operation: CustomStringConvertible {
             if maybe(keep) { a[.server] = texts.randomElement(using: &rng) }
             if maybe(keep) { a[.account] = accounts.randomElement(using: &rng) }
             if maybe(0.3) { a[.port] = pick([AttributeValue.number(443), .number(80), .string("443")], &rng) }
-            if maybe(0.2) { a[.protocol] = pick([AttributeValue.string("htps"), .string("ftp ")], &rng) }
+            // Protocol and authentication type as text, as four-character codes in numbers (0x68747073 is
+            // 'htps'), as decimal text, as data and as other types (refused for protocol).
+            if maybe(0.3) {
+                a[.protocol] = pick([AttributeValue.string("htps"), .string("ftp "), .string("HTPS"), .number(0x6874_7073),
+                                     .string("1752461427"), .number(0), .string(""), .bool(true), .data(Data("htps".utf8))], &rng)
+            }
+            if maybe(0.25) {
+                a[.authenticationType] = pick([AttributeValue.string("dflt"), .string("DFLT"), .number(0x6466_6c74),
+                                               .data(Data("dflt".utf8)), .string(""), .number(0), .bool(false)], &rng)
+            }
         default:
             if maybe(keep) { a[.applicationTag] = pick([AttributeValue.data(Data([1])), .data(Data([2])), .string("tag")], &rng) }
             if maybe(0.3) { a[.keyClass] = pick([AttributeValue.number(1), .string("2"), .bool(true)], &rng) }
@@ -153,8 +162,13 @@ enum Operation: CustomStringConvertible {
     static func random(_ rng: inout SplitMix64, knownRefs: Int) -> Operation {
         let c = classes.randomElement(using: &rng) ?? .genericPassword
         let roll = Int.random(in: 0..<100, using: &rng)
+        // No secret (nil), an empty one, or a few random bytes: "no secret" and "empty" must stay distinct.
         func data() -> Data? {
-            Bool.random(using: &rng) ? Data((0..<Int.random(in: 0..<12, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }) : nil
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: nil
+            case 1: Data()
+            default: Data((0..<Int.random(in: 1..<12, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            }
         }
         func q() -> ItemQuery {
             var query = ItemQuery(c, randomAttributes(c, &rng, forQuery: true))
@@ -223,7 +237,7 @@ enum Operation: CustomStringConvertible {
                 parts.append(a.filter { $0.key != .creationDate && $0.key != .modificationDate }
                     .sorted { $0.key < $1.key }.map { "\($0.key.code)=\($0.value)" }.joined(separator: ","))
             }
-            if let d = i.data { parts.append("data=\(d.map { String($0) }.joined(separator: "."))") }
+            if let d = i.data { parts.append("data=[\(d.map { String($0) }.joined(separator: "."))]") }
             if let p = i.persistentRef { parts.append("ref#\(refs.firstIndex(of: p).map(String.init) ?? "new")") }
             return "{" + parts.joined(separator: " ") + "}"
         }

@@ -9,7 +9,7 @@ public final class ReferenceStore: SecureStore {
         var ref: PersistentRef
         var cls: ItemClass
         var attrs: [String: AttributeValue]   // by Apple code
-        var data: Data
+        var data: Data?   // nil: added without a secret (not the same as an empty one)
     }
 
     private let groups: [String]
@@ -55,6 +55,23 @@ public final class ReferenceStore: SecureStore {
 
     /// Checks and normalizes one value: numbers and flags become .number / .bool; text stays as given.
     private func clean(_ code: String, _ v: AttributeValue) throws(SecureStoreError) -> AttributeValue {
+        if code == "ptcl" {   // Apple's number attribute that keeps strings it cannot read as numbers
+            switch v {
+            case .number: return v
+            case .bool(let b): return .number(b ? 1 : 0)
+            case .string(let s):
+                if let n = Int32(s), "\(n)" == s { return .number(Int64(n)) }
+                return v
+            default: throw .param(code, "not a number or a string")
+            }
+        }
+        if code == "atyp" {   // Apple's blob attribute: text, data or a number, kept as given
+            switch v {
+            case .number, .string, .data: return v
+            case .bool(let b): return .number(b ? 1 : 0)
+            default: throw .param(code, "not text or a number")
+            }
+        }
         if Self.numbers.contains(code) {
             switch v {
             case .number: return v
@@ -148,14 +165,15 @@ public final class ReferenceStore: SecureStore {
     private func cleanAll(_ cls: ItemClass, _ attrs: [AttributeName: AttributeValue], writing: Bool = false)
         throws(SecureStoreError) -> [String: AttributeValue]
     {
+        // Values of the class's attributes first (param), then attributes the class lacks (noSuchAttribute).
         let sorted = attrs.sorted { $0.key.code < $1.key.code }
-        for (name, _) in sorted where !Self.allowed(cls).contains(name.code) {
-            throw SecureStoreError(.noSuchAttribute, name.code, parameter: name.code)
-        }
         var out: [String: AttributeValue] = [:]
-        for (name, v) in sorted {
+        for (name, v) in sorted where Self.allowed(cls).contains(name.code) {
             out[name.code] = try clean(name.code, v)
             if writing, let cleaned = out[name.code] { try Self.checkSize(name.code, cleaned) }
+        }
+        for (name, _) in sorted where !Self.allowed(cls).contains(name.code) {
+            throw SecureStoreError(.noSuchAttribute, name.code, parameter: name.code)
         }
         if let g = out["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
@@ -176,7 +194,7 @@ public final class ReferenceStore: SecureStore {
         let now = Date()
         attrs["cdat"] = .date(now)
         attrs["mdat"] = .date(now)
-        let new = Item(ref: .random(), cls: item.itemClass, attrs: attrs, data: item.data ?? Data())
+        let new = Item(ref: .random(), cls: item.itemClass, attrs: attrs, data: item.data)
         try items.withLock { (all: inout [Item]) throws(SecureStoreError) in
             for old in all where sameKey(old, new) {
                 let names = Self.uniqueness(new.cls).compactMap { AttributeName(codeOrName: $0)?.name }
@@ -258,14 +276,15 @@ public final class ReferenceStore: SecureStore {
         let f = try filter(q)
         var codes: [String: AttributeValue] = [:]
         let settable = changes.attributes.filter { $0.key.code != "cdat" && $0.key.code != "mdat" }.sorted { $0.key.code < $1.key.code }
-        if let c = q.itemClass {
-            for (name, _) in settable where !Self.allowed(c).contains(name.code) {
-                throw SecureStoreError(.noSuchAttribute, name.code, parameter: name.code)
-            }
-        }
-        for (name, v) in settable {
+        let known = q.itemClass.map { Self.allowed($0) }
+        for (name, v) in settable where known?.contains(name.code) ?? true {
             codes[name.code] = try clean(name.code, v)
             if let cleaned = codes[name.code] { try Self.checkSize(name.code, cleaned) }
+        }
+        if let known {
+            for (name, _) in settable where !known.contains(name.code) {
+                throw SecureStoreError(.noSuchAttribute, name.code, parameter: name.code)
+            }
         }
         if let g = codes["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {

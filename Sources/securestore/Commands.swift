@@ -57,7 +57,7 @@ struct ItemOptions {
     /// Text as given; numbers and booleans parsed; dates as ISO 8601; data as text bytes or `base64:…`.
     static func parse(_ text: String, for name: AttributeName) throws(CLIError) -> AttributeValue {
         switch name.kind {
-        case .text: return .string(text)
+        case .text, .numberOrText, .textOrNumber: return .string(text)   // the core reads decimal protocols as numbers
         case .data:
             if text.hasPrefix("base64:") {
                 guard let d = Data(base64Encoded: String(text.dropFirst(7))) else {
@@ -123,10 +123,10 @@ enum Commands {
         query.returning = .data
         query.limit = .all
         let items = try store { () throws(SecureStoreError) in try s.copyMatching(query).items }
-        guard items.count == 1, let data = items.first?.data else {
+        guard items.count == 1, let item = items.first else {
             throw .usage("\(items.count) items match; narrow the query (e.g. --service and --account) so exactly one does.")
         }
-        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(item.data ?? Data())   // an item without a secret prints nothing
     }
 
     static func find(_ args: [String], _ context: Context) throws(CLIError) {

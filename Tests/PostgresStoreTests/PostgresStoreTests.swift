@@ -138,7 +138,7 @@ struct PostgresStoreTests {
         let store = try Server.store(namespace: "ns", key: key, url: url)
         try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data()), returning: [])
         let version = try Server.psql(["-At", "-c", "SELECT version FROM \(schema).securestore_schema"])
-        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "\(PostgresBackend.schemaVersion)")
         _ = try Server.psql(["-c", "UPDATE \(schema).securestore_schema SET version = 99"])
         let newer = failure { () throws(SecureStoreError) in _ = try Server.store(namespace: "ns", key: key, url: url) }
         #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")

@@ -166,7 +166,7 @@ struct HardeningTests {
                 for i in 0..<100 { try store.add(NewItem(.genericPassword, generic("s\(i)", "a"), data: Data(count: 300))) }
             }
             if kind == "newer" {
-                RawDB(path).exec("PRAGMA user_version = 2")
+                RawDB(path).exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion + 1)")
                 expected = .notAvailable
                 words = "newer SecureStore"
             } else if kind == "unknownVersion" {

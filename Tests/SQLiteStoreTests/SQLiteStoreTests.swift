@@ -45,6 +45,77 @@ struct SQLiteStoreTests {
         #expect(RecordCodec.decode(Array(RecordCodec.encode(record).dropLast())) == nil)
     }
 
+    @Test("record format 2 keeps \"no secret\" apart from an empty one; a format 1 record keeps its meaning")
+    func codecNoData() throws {
+        func chunk(_ b: [UInt8]) -> [UInt8] { withUnsafeBytes(of: UInt32(b.count).bigEndian, Array.init) + b }
+        let ref = PersistentRef.random()
+        // Format 1, as written before "no secret" existed: class, ref, secret (0 bytes), one attribute.
+        let v1 = [UInt8(1)] + chunk(Array("genp".utf8)) + chunk(Array(ref.data)) + chunk([])
+            + withUnsafeBytes(of: UInt32(1).bigEndian, Array.init) + chunk(Array("svce".utf8)) + [1] + chunk(Array("s".utf8))
+        let old = RecordCodec.decode(v1)
+        #expect(old?.data == Data(), "a format 1 record with 0 bytes of secret has an empty secret")
+        #expect(old?.attributes[.service] == .string("s"))
+        #expect(old?.persistentRef == ref)
+        let v1Secret = [UInt8(1)] + chunk(Array("genp".utf8)) + chunk(Array(ref.data)) + chunk([7, 8])
+            + withUnsafeBytes(of: UInt32(0).bigEndian, Array.init)
+        #expect(RecordCodec.decode(v1Secret)?.data == Data([7, 8]))
+        // Re-encoded, it is format 2 and means the same.
+        if let old {
+            let again = RecordCodec.encode(old)
+            #expect(again.first == 2)
+            #expect(RecordCodec.decode(again) == old)
+        }
+        for data in [nil, Data(), Data([0])] as [Data?] {
+            let record = ItemRecord(persistentRef: ref, itemClass: .internetPassword,
+                                    attributes: [.protocol: .number(0x6874_7073), .authenticationType: .string("dflt")], data: data)
+            let encoded = RecordCodec.encode(record)
+            #expect(RecordCodec.decode(encoded) == record, "\(String(describing: data))")
+            #expect(RecordCodec.decode(encoded)?.data == data)
+        }
+        // Format 2's flag is 0 or 1; anything else, or a missing secret after 1, is not a record.
+        var bad = RecordCodec.encode(ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: [:], data: nil))
+        let flagAt = 1 + 4 + 4 + 4 + 16
+        #expect(bad[flagAt] == 0)
+        bad[flagAt] = 2
+        #expect(RecordCodec.decode(bad) == nil)
+        bad[flagAt] = 1
+        #expect(RecordCodec.decode(bad) == nil)
+        #expect(RecordCodec.decode([3] + v1.dropFirst()) == nil)
+    }
+
+    @Test("a schema 1 file is read as it is and marked schema 2 when opened for writing")
+    func schemaUpgrade() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        do {
+            let store = try SQLiteStore(path: s.db, key: .raw(key))
+            try store.add(NewItem(.genericPassword, generic("svc", "empty"), data: Data()))
+            try store.add(NewItem(.genericPassword, generic("svc", "none")))
+        }
+        RawDB(s.db).exec("PRAGMA user_version = 1")
+        do {
+            let reader = try SQLiteStore(path: s.db, key: .raw(key), readOnly: true)
+            #expect(try reader.copyMatching(ItemQuery(.genericPassword, generic("svc", "empty"), returning: .data)).items.first?.data == Data())
+        }
+        #expect(userVersion(s.db) == 1, "a read-only open changes nothing")
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        #expect(userVersion(s.db) == SQLiteBackend.schemaVersion)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("svc", "none"), returning: .data)).items.first?.data == nil)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("svc", "empty"), returning: .data)).items.first?.data == Data())
+    }
+
+    private func userVersion(_ path: String) -> Int64? {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return nil }
+        defer { sqlite3_close(db) }
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &stmt, nil) == SQLITE_OK else { return nil }
+        defer { sqlite3_finalize(stmt) }
+        guard sqlite3_step(stmt) == SQLITE_ROW else { return nil }
+        return sqlite3_column_int64(stmt, 0)
+    }
+
     @Test("no secret or attribute value appears in the database, WAL or shm files")
     func noPlaintext() throws {
         let s = try Scratch()

@@ -178,3 +178,62 @@ struct CoreTests {
         #expect(left.items.compactMap { $0.attributes?[.service] } == [.string("kept")])
     }
 }
+
+/// The validation fast path (attributes already normal are returned as given) and the ordered path must agree
+/// on every input: the same attributes back, or the same error (code and parameter).
+@Suite("Core validation paths")
+struct ValidationPathTests {
+    static let values: [AttributeValue] = [
+        .string(""), .string("s"), .string("htps"), .string("80"), .string("080"), .string("-5"), .string(" 7"),
+        .string("true"), .string("no"), .string("ak"), .string("bogus"), .string(String(repeating: "x", count: StoreLimits.maxAttributeValueBytes + 1)),
+        .data(Data()), .data(Data("ak".utf8)), .data(Data([0xFF, 0xFE])), .data(Data(count: StoreLimits.maxAttributeValueBytes + 1)),
+        .number(0), .number(1), .number(-1), .number(0x6874_7073), .number(.max), .number(.min),
+        .bool(true), .bool(false),
+        .date(Date(timeIntervalSinceReferenceDate: 0)), .date(Date(timeIntervalSinceReferenceDate: .nan)),
+        .date(Date(timeIntervalSinceReferenceDate: .infinity)),
+    ]
+
+    @Test("random attribute sets give the same result through the fast and the ordered path")
+    func fastAndOrderedAgree() throws {
+        let store = try Keychain(backend: SpyBackend(), configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
+        var rng = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max, using: &rng)
+        var generator = Mix(state: seed)
+        let names = AttributeName.all + [.keyType]
+        let groups: [AttributeValue] = [.string("g1"), .string("g2"), .string("other"), .number(1)]
+        var disagreements: [String] = []
+        for _ in 0..<20_000 {
+            var attributes: [AttributeName: AttributeValue] = [:]
+            for _ in 0..<Int.random(in: 0...5, using: &generator) {
+                let name = names[Int.random(in: 0..<names.count, using: &generator)]
+                attributes[name] = name == .accessGroup && Bool.random(using: &generator)
+                    ? groups[Int.random(in: 0..<groups.count, using: &generator)]
+                    : Self.values[Int.random(in: 0..<Self.values.count, using: &generator)]
+            }
+            let itemClass: ItemClass? = Int.random(in: 0..<6, using: &generator) == 0 ? nil : ItemClass.allCases.randomElement(using: &generator)
+            let writing = Bool.random(using: &generator)
+            let fast = Result { () throws(SecureStoreError) in try store.validate(attributes, for: itemClass, writing: writing) }
+            let ordered = Result { () throws(SecureStoreError) in
+                try store.validate(attributes, for: itemClass, writing: writing, fastPath: false)
+            }
+            let same: Bool = switch (fast, ordered) {
+            case (.success(let a), .success(let b)): a == b
+            case (.failure(let a), .failure(let b)): a.code == b.code && a.parameter == b.parameter
+            default: false
+            }
+            if !same { disagreements.append("\(itemClass.map { "\($0)" } ?? "nil") writing:\(writing) \(attributes.keys.map(\.code)): \(fast) vs \(ordered)") }
+        }
+        #expect(disagreements.isEmpty, "seed \(seed): \(disagreements.prefix(3))")
+    }
+
+    struct Mix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}

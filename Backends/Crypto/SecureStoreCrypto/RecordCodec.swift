@@ -2,14 +2,24 @@ package import SecureStore
 package import Foundation
 
 /// The compact binary form of one record's plaintext (see FORMAT.md): it keeps each value's exact case.
+///
+/// Version 2 (written) marks whether the item has a secret at all; version 1 (read only) always held one, so
+/// a version 1 record with 0 bytes of secret keeps its meaning: an empty secret.
 package enum RecordCodec {
-    package static let version: UInt8 = 1
+    package static let version: UInt8 = 2
+    /// The first version, still read: no "has a secret" flag.
+    package static let version1: UInt8 = 1
 
     package static func encode(_ record: ItemRecord) -> [UInt8] {
         var out: [UInt8] = [version]
         appendBytes(&out, Array(record.itemClass.rawValue.utf8))
         appendBytes(&out, Array(record.persistentRef.data))
-        appendBytes(&out, Array(record.data))
+        if let data = record.data {
+            out.append(1)
+            appendBytes(&out, Array(data))
+        } else {
+            out.append(0)
+        }
         let names = record.attributes.keys.sorted()
         appendU32(&out, UInt32(names.count))
         for name in names {
@@ -29,10 +39,24 @@ package enum RecordCodec {
     /// The record in `bytes`, or nil when they are not a well-formed encoding.
     package static func decode(_ bytes: [UInt8]) -> ItemRecord? {
         var r = Reader(bytes: bytes)
-        guard r.byte() == version,
+        guard let v = r.byte(), v == version || v == version1,
               let cls = r.chunk().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
-              let ref = r.chunk(), let data = r.chunk(), let count = r.u32()
+              let ref = r.chunk()
         else { return nil }
+        let data: [UInt8]?
+        if v == version1 {
+            guard let d = r.chunk() else { return nil }
+            data = d
+        } else {
+            switch r.byte() {
+            case 0: data = nil
+            case 1:
+                guard let d = r.chunk() else { return nil }
+                data = d
+            default: return nil
+            }
+        }
+        guard let count = r.u32() else { return nil }
         var attributes: [AttributeName: AttributeValue] = [:]
         attributes.reserveCapacity(min(Int(count), 64))
         var previous: AttributeName?
@@ -67,7 +91,7 @@ package enum RecordCodec {
         }
         guard r.atEnd else { return nil }
         return ItemRecord(persistentRef: PersistentRef(data: Data(ref)), itemClass: cls, attributes: attributes,
-                          data: Data(data))
+                          data: data.map { Data($0) })
     }
 
     /// Valid UTF-8 as a string, else nil (the standard library's validation: much cheaper than Foundation's

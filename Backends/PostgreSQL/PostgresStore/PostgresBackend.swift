@@ -12,8 +12,10 @@ package import SecureStoreCrypto
 /// update collisions, clear) are atomic across machines, and a unique index on (namespace, ukey) backs
 /// uniqueness up in the database itself. A lost connection is re-opened on the next call.
 public final class PostgresBackend: StorageBackend {
-    /// The schema version this code creates and reads (`securestore_schema.version`).
-    public static let schemaVersion: Int64 = 1
+    /// The schema version this code creates and reads (`securestore_schema.version`). Version 1 (records
+    /// that cannot say "no secret") is upgraded to 2 on first use by adding the version row: the tables are
+    /// the same and records of both versions are read (see MAPPING.md).
+    public static let schemaVersion: Int64 = 2
 
     /// The namespace this store's items live in (several stores may share one database).
     public let namespace: String
@@ -166,7 +168,8 @@ public final class PostgresBackend: StorageBackend {
     static let schemaLockKey = advisoryLockKey(namespace: "") ^ 0x5c4e_3a11
 
     /// Creates the tables on first use (under an advisory lock, so racing first users create them once)
-    /// and checks the version. Touches nothing when the schema is already there.
+    /// and checks the version (a version 1 schema is marked version 2: same tables, records of both versions
+    /// are read). Touches nothing when the current schema is already there.
     static func ensureSchema(_ db: PostgresConnection) throws(SecureStoreError) {
         func version() throws(SecureStoreError) -> Int64? {
             let present = try db.query("SELECT to_regclass('securestore_schema') IS NOT NULL")
@@ -176,11 +179,14 @@ public final class PostgresBackend: StorageBackend {
             return nil
         }
         var found = try version()
-        if found == nil {
+        if found == nil || found == 1 {
             try db.execute("BEGIN")
             do throws(SecureStoreError) {
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(schemaLockKey)])
-                if try version() == nil {
+                let current = try version()
+                if current == 1 {
+                    try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
+                } else if current == nil {
                     try db.execute("""
                         CREATE TABLE IF NOT EXISTS securestore_schema(version bigint NOT NULL);
                         CREATE TABLE IF NOT EXISTS securestore_meta(

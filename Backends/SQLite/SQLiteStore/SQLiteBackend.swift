@@ -8,8 +8,10 @@ package import SecureStoreCrypto
 /// One connection, serialized by a lock (`Locked`); other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
-    /// The schema version this code writes and reads (`PRAGMA user_version`).
-    public static let schemaVersion: Int64 = 1
+    /// The schema version this code writes and reads (`PRAGMA user_version`). Version 1 files (whose records
+    /// cannot say "no secret") are read as they are and marked version 2 when opened for writing; their
+    /// records keep their meaning (see FORMAT.md).
+    public static let schemaVersion: Int64 = 2
 
     private let state: Locked<Connection>
     public let path: String
@@ -230,7 +232,7 @@ extension SQLiteBackend {
                 throw SecureStoreError(.notAvailable,
                     "The store was written by a newer SecureStore (schema \(version); this one reads up to \(SQLiteBackend.schemaVersion)). Upgrade SecureStore.")
             }
-            guard version == SQLiteBackend.schemaVersion else {
+            guard version >= 1 else {
                 throw SecureStoreError(.decode, "The store file has an unknown schema version \(version).")
             }
             let storedKDF = try meta(db, "kdf")
@@ -238,6 +240,10 @@ extension SQLiteBackend {
             try sealer.verify(check: try meta(db, "check"))
             let connection = Connection(db: db, sealer: sealer)
             try connection.configure(readOnly: readOnly)
+            if version < SQLiteBackend.schemaVersion, !readOnly {
+                // The upgrade from 1: only the version changes (records of both versions are read).
+                try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
+            }
             return connection
         }
 

@@ -10,6 +10,9 @@ enum Mapping {
     static let sequenceKey = "securestore.seq"
     static let refKey = "securestore.ref"
     static let uniqueKeyKey = "securestore.key"
+    /// `"1"` on an item added without a secret (its D-Bus secret is then empty); absent on every other item,
+    /// so items written before it existed keep their meaning (a 0-byte secret is an empty secret).
+    static let noDataKey = "securestore.nodata"
     static let attributePrefix = "securestore.attr."
     static let plainService = "service"
     static let plainAccount = "account"
@@ -126,6 +129,7 @@ enum Mapping {
         out[sequenceKey] = sequenceAttribute(sequence)
         out[refKey] = refAttribute(record.persistentRef)
         out[uniqueKeyKey] = uniqueKeyAttribute(record.uniqueKey)
+        if record.data == nil { out[noDataKey] = "1" }
         for (name, value) in record.attributes {
             out[attributePrefix + name.code] = encode(value)
         }
@@ -157,6 +161,11 @@ enum Mapping {
         guard let seq = UInt64(seqText) else { throw .malformed(sequenceKey) }
         guard let refText = attributes[refKey] else { throw .missing(refKey) }
         guard let refData = unhex(refText) else { throw .malformed(refKey) }
+        var secret: Data? = data
+        if let flag = attributes[noDataKey] {
+            guard flag == "1", data.isEmpty else { throw .malformed(noDataKey) }
+            secret = nil
+        }
         var values: [AttributeName: AttributeValue] = [:]
         for (key, text) in attributes where key.hasPrefix(attributePrefix) {
             let code = String(key.dropFirst(attributePrefix.count))
@@ -165,6 +174,6 @@ enum Mapping {
             values[name] = value
         }
         return (ItemRecord(persistentRef: PersistentRef(data: refData), itemClass: itemClass, attributes: values,
-                           data: data), seq)
+                           data: secret), seq)
     }
 }

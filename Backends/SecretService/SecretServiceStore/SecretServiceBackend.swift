@@ -463,7 +463,7 @@ final class Connection: @unchecked Sendable {
     func create(_ record: ItemRecord, attributes: [String: String]) throws(SecureStoreError) -> String {
         let t = Self.table(attributes)
         let properties = ss_item_properties(Mapping.label(of: record), t)
-        let value = Self.value(record.data)
+        let value = Self.value(record.data ?? Data())   // no secret: empty, marked by Mapping.noDataKey
         defer { ss_table_unref(t); ss_table_unref(properties); ss_value_unref(value) }
         var error: UnsafeMutablePointer<GError>? = nil
         guard let path = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
@@ -492,7 +492,7 @@ final class Connection: @unchecked Sendable {
             }
         }
         if old?.data != record.data {
-            let value = Self.value(record.data)
+            let value = Self.value(record.data ?? Data())
             defer { ss_value_unref(value) }
             guard ss_set_item_secret(service, path, value, timeout, &error) != 0 else {
                 throw fail(error, doing: "setting the secret of \(path)")
