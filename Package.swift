@@ -106,7 +106,7 @@ let package = Package(
                                                              "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
     ]
 )
 

@@ -1,4 +1,4 @@
-// libFuzzer harness for CLIArgumentsExercise (see Fuzz/README.md and /work/shared/docs/fuzzing.md).
+// libFuzzer harness for CLIArgumentsExercise (see Fuzz/README.md).
 // Built with -DSECURESTORE_LIBFUZZER by scripts/fuzz.sh; a plain build makes a replay tool instead.
 import Glibc
 import SecureStoreFuzzing

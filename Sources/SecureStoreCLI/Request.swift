@@ -8,6 +8,13 @@ public struct ItemSelection: Equatable, Sendable {
     public var classGiven = false
     public var attributes: [AttributeName: AttributeValue] = [:]
 
+    public init(itemClass: ItemClass = .genericPassword, classGiven: Bool = false,
+                attributes: [AttributeName: AttributeValue] = [:]) {
+        self.itemClass = itemClass
+        self.classGiven = classGiven
+        self.attributes = attributes
+    }
+
     public var query: ItemQuery { ItemQuery(itemClass, attributes) }
 }
 
