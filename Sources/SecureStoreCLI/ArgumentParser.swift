@@ -226,7 +226,8 @@ public enum ArgumentParser {
         let g = Array(given.lowercased().utf8.prefix(64))
         guard !g.isEmpty else { return "" }
         let best = candidates.map { ($0, distance(g, Array($0.utf8))) }.min { $0.1 < $1.1 }
-        guard let (name, d) = best, d <= max(1, min(3, name.utf8.count / 3)) || name.hasPrefix(given.lowercased()) else { return "" }
+        guard let (name, d) = best, d < g.count, d <= min(3, max(2, name.utf8.count / 3)) || name.hasPrefix(given.lowercased())
+        else { return "" }
         return " (did you mean \(dashes ? "--" : "")\(name)?)"
     }
 

@@ -402,7 +402,7 @@ struct CLIOutputTests {
     func nonDumpable() throws {
         // Run as an unprivileged user (via setpriv when the tests run as root) with the core limit raised
         // by the shell: the tool must lower it to 0 and clear its dumpable flag, which makes the kernel
-        // show its /proc/PID files as owned by root. `sleep`, started the same way, shows the opposite.
+        // show its /proc/PID files (status, environ, mem…) as owned by root. `sleep`, started the same way, shows the opposite.
         let asUser: [String]
         if getuid() == 0 {
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
@@ -446,7 +446,7 @@ struct CLIOutputTests {
                 if comm == name, state == "S" { break }
                 usleep(20_000)
             }
-            let owner = try FileManager.default.attributesOfItem(atPath: "/proc/\(pid)")[.ownerAccountID] as? NSNumber
+            let owner = try FileManager.default.attributesOfItem(atPath: "/proc/\(pid)/status")[.ownerAccountID] as? NSNumber
             let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
             let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
                 .map { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).prefix(2).joined(separator: " ") } ?? "?"
@@ -462,7 +462,7 @@ struct CLIOutputTests {
         #expect(control.user != 0 && control.owner == control.user, "a dumpable process owns its /proc files")
         #expect(control.coreLimit != "0 0", "the shell raised the core limit")
         #expect(hardened.user == control.user)
-        #expect(hardened.owner == 0, "non-dumpable: the kernel shows /proc/PID as root's")
+        #expect(hardened.owner == 0, "non-dumpable: the kernel shows /proc/PID/status as root's")
         #expect(hardened.coreLimit.hasPrefix("0 "), "core limit \(hardened.coreLimit)")
     }
 
