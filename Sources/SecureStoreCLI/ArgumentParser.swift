@@ -48,7 +48,8 @@ public enum Invocation: Equatable, Sendable {
 /// Parses the tool's arguments against ``CLITable``: no I/O, no store, no global state.
 ///
 /// Rules: `--name VALUE` and `--name=VALUE`; a value is whatever follows an option that takes one, even `-h`
-/// or `--x`; `-h`/`--help` asks for help only where an option is expected; `--` ends the options (no command
+/// or `--x`; `-h`/`--help` asks for help only where an option is expected (what follows it is not
+/// interpreted, but must be UTF-8); `--version` stands alone; `--` ends the options (no command
 /// takes arguments, so nothing may follow it); every argument must be valid UTF-8; an option given twice
 /// (unless it is repeatable), two options that set the same thing, and an unknown option or command are
 /// usage errors, with a hint.
@@ -85,10 +86,14 @@ public enum ArgumentParser {
             let (name, inline) = try split(raw, argument: index)
             if name == CLITable.help.name || name == "-h" {
                 if inline != nil { throw UsageError("--help takes no value.") }
+                try cursor.checkRest()
                 return .help(command: nil)
             }
             if name == CLITable.versionOption.name {
                 if inline != nil { throw UsageError("--version takes no value.") }
+                if let (i, extra) = cursor.next() {
+                    throw UsageError("unexpected argument \(quoted(extra, argument: i)) after --version.")
+                }
                 return .version
             }
             guard let option = CLITable.globalOption(named: name) else {
@@ -124,6 +129,7 @@ public enum ArgumentParser {
             let (name, inline) = try split(raw, argument: index)
             if name == CLITable.help.name || name == "-h" {
                 if inline != nil { throw UsageError("--help takes no value.") }
+                try cursor.checkRest()
                 return .help(command: command.name)
             }
             guard let option = command.option(named: name) else {
@@ -161,6 +167,11 @@ public enum ArgumentParser {
             guard at < argv.count else { return nil }
             defer { at += 1 }
             return (at + 1, argv[at])
+        }
+
+        /// Help ignores the arguments after it, but they must still be UTF-8 (nothing is accepted unread).
+        mutating func checkRest() throws(UsageError) {
+            while let (i, raw) = next() { _ = try text(raw, argument: i, what: "an argument after --help") }
         }
     }
 
