@@ -15,16 +15,36 @@ public enum TextEscaping {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                let v = scalar.value
-                if v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029 {
-                    let hex = String(v, radix: 16, uppercase: true)
-                    out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                if isControl(scalar) {
+                    out += hex(scalar)
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
             }
         }
         return out
+    }
+
+    /// `text` with only its control characters escaped (as `\uXXXX`; quotes and backslashes kept): for a
+    /// message on standard error that may hold a value from a store or a file, so it cannot move the cursor,
+    /// recolour the terminal or fake a second line.
+    public static func controlsEscaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { out += hex(scalar) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        return v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
+    }
+
+    static func hex(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     /// `"escaped text"`.

@@ -27,7 +27,7 @@ struct CLI {
             exit(ExitStatus.ok)
         } catch {
             // When standard error cannot be written either, the exit status alone says what happened.
-            StandardStreams.note("securestore: \(error.message)\n")
+            StandardStreams.note("securestore: \(TextEscaping.controlsEscaped(error.message))\n")
             exit(error.exitCode)
         }
     }

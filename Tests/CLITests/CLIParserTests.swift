@@ -69,6 +69,13 @@ struct CLIParserTests {
             #expect(!escaped.unicodeScalars.contains { $0.value < 0x20 || $0 == "\u{2028}" || $0 == "\u{2029}" })
             #expect(!escaped.replacingOccurrences(of: "\\\\", with: "").replacingOccurrences(of: "\\\"", with: "").contains("\""))
             #expect(TextEscaping.unescaped(escaped) == text)
+            #expect(!TextEscaping.controlsEscaped(text).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x9B })
+        }
+        #expect(TextEscaping.controlsEscaped("a \"b\" \\ c") == "a \"b\" \\ c", "only controls are escaped in messages")
+        // Values quoted in usage errors never carry a control character to the terminal.
+        for args in [["\u{1B}[2J"], ["get", "--\u{1B}[2J"], ["add", "--class", "\u{9B}31m"], ["add", "--attr", "\u{1B}=x"]] {
+            let message = error(args) ?? ""
+            #expect(!message.isEmpty && !message.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B }, "\(args): \(message)")
         }
     }
 }
