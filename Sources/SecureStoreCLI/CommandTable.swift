@@ -1,6 +1,8 @@
+public import SecureStore
+
 /// The `securestore` tool's commands and options, written once. The parser (``ArgumentParser``), the help
 /// text (``HelpText``) and anything else that describes the command line (completions, a man page) walk
-/// this table; nothing else lists an option.
+/// this table; nothing else lists an option. Every command also takes ``CLITable/help`` (`-h`, `--help`).
 public struct CLIOption: Sendable, Hashable {
     /// The long name without dashes: `service` for `--service`.
     public let name: String
@@ -101,9 +103,9 @@ public enum CLITable {
     ]
 
     /// The attribute each named item option sets.
-    public static let attributeOptions: [String: String] = [
-        "service": "service", "account": "account", "label": "label", "server": "server", "protocol": "protocol",
-        "port": "port", "path": "path", "access-group": "accessGroup",
+    public static let attributeOptions: [String: AttributeName] = [
+        "service": .service, "account": .account, "label": .label, "server": .server, "protocol": .protocol,
+        "port": .port, "path": .path, "access-group": .accessGroup,
     ]
 
     public static let commands: [CLICommand] = [

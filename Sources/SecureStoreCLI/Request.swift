@@ -120,9 +120,8 @@ struct Given {
         for option in options {
             let name: AttributeName
             let text: String
-            if let attribute = CLITable.attributeOptions[option.name], let value = option.value,
-               let n = AttributeName(codeOrName: attribute) {
-                (name, text) = (n, value)
+            if let attribute = CLITable.attributeOptions[option.name], let value = option.value {
+                (name, text) = (attribute, value)
             } else if option.name == "attr", let pair = option.value {
                 (name, text) = try Self.split(pair, option: "--attr")
             } else {

@@ -30,6 +30,20 @@ struct CLIParserTests {
         #expect(HelpText.command("nosuch") == nil)
     }
 
+    @Test("every item option sets its own attribute, which the parsed request carries")
+    func itemOptions() {
+        for option in CLITable.itemOptions where option.name != "class" && option.name != "attr" {
+            let attribute = CLITable.attributeOptions[option.name]
+            #expect(attribute != nil, "\(option.flag) sets no attribute")
+            let value = option.name == "port" ? "80" : "v"
+            guard case .find(let items, _)? = request(["find", option.flag, value]), let attribute else {
+                Issue.record("find \(option.flag) did not parse"); continue
+            }
+            #expect(items.attributes.keys.map { $0 } == [attribute])
+        }
+        #expect(Set(CLITable.attributeOptions.values).count == CLITable.attributeOptions.count)
+    }
+
     @Test("values are values; -h only where an option is expected; inline values; --")
     func values() {
         #expect(request(["add", "--service", "s", "--account", "-h"])
