@@ -22,10 +22,12 @@ enum StandardStreams {
         return closed
     }()
 
-    /// Call first: reopens closed standard descriptors and ignores SIGPIPE.
+    /// Call first: reopens closed standard descriptors and ignores SIGPIPE and SIGXFSZ (a write past the
+    /// file-size limit is then the error EFBIG, handled like a full disk, instead of a signal death).
     static func prepare() {
         _ = closedAtStart
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// Writes all of `bytes` to `fd`; 0, or the errno of the failed write.
@@ -117,6 +119,7 @@ enum StandardStreams {
         let name = switch error {
         case EPIPE: "EPIPE"
         case ENOSPC: "ENOSPC"
+        case EFBIG: "EFBIG"
         case EIO: "EIO"
         case EBADF: "EBADF"
         case EAGAIN: "EAGAIN"

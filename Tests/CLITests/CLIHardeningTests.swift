@@ -322,6 +322,44 @@ struct CLIStreamTests {
         #expect(try tool.items().isEmpty)
     }
 
+    @Test("a full disk under the store with stderr on it too (a file-size limit stands in: no mount): exit 70, silent, nothing lost")
+    func fullDiskUnderStoreAndStandardError() throws {
+        let tool = try Tool.sqlite()
+        for i in 0..<3 { #expect(try tool.run(["add", "--service", "s\(i)"], stdin: Data("v\(i)".utf8)).status == 0) }
+        let dir = URL(fileURLWithPath: tool.databasePath ?? "/").deletingLastPathComponent().path
+        let secret = dir + "/secret", errors = dir + "/errors.log", output = dir + "/output"
+        try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: secret))
+        try Data(count: 300_000).write(to: URL(fileURLWithPath: errors))   // already past the limit
+        // RLIMIT_FSIZE of 400 × 512 bytes: a write past it fails with EFBIG, as on a full disk.
+        func limited(_ args: [String], stdin: String, stdout: String, stderr: String) throws -> Int32 {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_APPEND | O_CREAT, 0o600)
+            let all = ["/bin/sh", "-c", "ulimit -f 400 && exec \"$@\"", "sh", try Tool.path()] + args
+            let argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
+            let envp: [UnsafeMutablePointer<CChar>?] = tool.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for q in argv + envp { free(q) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp) == 0 else { throw Tool.ToolError(message: "spawn") }
+            return reap(pid, timeout: .seconds(60))
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: errors))
+        #expect(try limited(["add", "--service", "big"], stdin: secret, stdout: "/dev/null", stderr: errors) == 70)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: errors)) == before, "stderr could not be written: the status alone tells")
+        let visible = try limited(["add", "--service", "big"], stdin: secret, stdout: "/dev/null", stderr: output)
+        #expect(visible == 70)
+        let message = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(message.hasPrefix("securestore: ") && message.contains("[io"), "\(message)")
+        for i in 0..<3 { #expect(try tool.run(["get", "--service", "s\(i)"]).stdout == Data("v\(i)".utf8), "every earlier item readable") }
+        #expect(try tool.run(["get", "--service", "big"]).status == 1, "nothing of the failed add")
+        // The secret's output on the full file: 74.
+        #expect(try tool.run(["add", "--service", "large"], stdin: Data(count: 300_000)).status == 0)
+        #expect(try limited(["get", "--service", "large"], stdin: "/dev/null", stdout: errors, stderr: "/dev/null") == 74)
+    }
+
     @Test("a 512 MiB stdin stops at the 1 MiB limit: exit 2 promptly, the rest never read, small RSS")
     func boundedStandardInput() throws {
         signal(SIGPIPE, SIG_IGN)
