@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "fuzz-config", targets: ["fuzz-config"]),
         .executable(name: "fuzz-record", targets: ["fuzz-record"]),
         .executable(name: "fuzz-export", targets: ["fuzz-export"]),
+        .executable(name: "fuzz-cli", targets: ["fuzz-cli"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -46,8 +47,11 @@ let package = Package(
         .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore",
                                                                "PostgresStore"],
                 path: "Sources/SecureStoreBackends"),
-        // The command-line tool.
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore"],
+        // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
+        .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
+        .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
+                                                              "CProcessControl"],
                           path: "Sources/securestore"),
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
@@ -82,12 +86,13 @@ let package = Package(
         // executable per harness (Fuzz/README.md).
         .target(name: "SecureStoreFuzzing",
                 dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends", "SQLiteStore",
-                               "SecureStoreCrypto", "CSQLite"],
+                               "SecureStoreCrypto", "CSQLite", "SecureStoreCLI"],
                 path: "Fuzz/Exercises"),
         .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
         .executableTarget(name: "fuzz-config", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Config"),
         .executableTarget(name: "fuzz-record", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Record"),
         .executableTarget(name: "fuzz-export", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/Export"),
+        .executableTarget(name: "fuzz-cli", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/CLI"),
 
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
@@ -95,13 +100,13 @@ let package = Package(
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                       "SecureStoreConformance"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStore"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
                                                              "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
     ]
 )
 

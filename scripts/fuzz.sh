@@ -4,13 +4,13 @@
 # Fuzz/corpus/<name> and the kept crashes in Fuzz/regressions/<name> are read as well.
 # A crash or finding stops the run with the input saved as .build/fuzz/artifacts/<name>/crash-…: fix it,
 # then copy the input into Fuzz/regressions/<name>/ so `swift test` (FuzzRegressionTests) replays it.
-# Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]     (harnesses: secitem config record export)
+# Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]     (harnesses: secitem config record export cli)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(secitem config record export)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(secitem config record export cli)
 scratch=.build/fuzz
 flags=(-Xswiftc -sanitize=fuzzer,address -Xswiftc -DSECURESTORE_LIBFUZZER --scratch-path "$scratch")
 

@@ -65,7 +65,8 @@ public enum FuzzCorpus {
 
 /// Every exercise by harness name (the names of `Fuzz/corpus/<name>` and of the `fuzz-<name>` executables).
 public enum FuzzExercises {
-    public static let names: [String] = [SecItemExercise.name, ConfigExercise.name, RecordExercise.name, ExportExercise.name]
+    public static let names: [String] = [SecItemExercise.name, ConfigExercise.name, RecordExercise.name, ExportExercise.name,
+                                           CLIArgumentsExercise.name]
 
     /// Runs harness `name` on `bytes`.
     public static func run(_ name: String, _ bytes: [UInt8]) throws(FuzzFinding) {
@@ -74,6 +75,7 @@ public enum FuzzExercises {
         case ConfigExercise.name: try ConfigExercise.run(bytes)
         case RecordExercise.name: try RecordExercise.run(bytes)
         case ExportExercise.name: try ExportExercise.run(bytes)
+        case CLIArgumentsExercise.name: try CLIArgumentsExercise.run(bytes)
         default: throw FuzzFinding(name, "no such harness")
         }
     }

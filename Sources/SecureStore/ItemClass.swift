@@ -16,6 +16,14 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, Custom
         }
     }
 
+    /// The description with its indefinite article: "a generic password", "an internet password".
+    public var withArticle: String {
+        switch self {
+        case .internetPassword, .identity: "an \(description)"
+        default: "a \(description)"
+        }
+    }
+
     /// The class named by Apple's value (`"genp"`) or by a friendly name (`"generic"`).
     public init?(name: String) {
         if let c = ItemClass(rawValue: name) { self = c; return }

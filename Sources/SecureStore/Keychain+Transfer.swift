@@ -35,7 +35,7 @@ extension Keychain: RecordTransfer {
             let clashes = try txn.find(RecordFilter(uniqueKeys: Array(keys)))
             if let clash = clashes.first(where: { keys.contains($0.uniqueKey) }) {
                 throw SecureStoreError(.duplicateItem,
-                    "The target already has a \(clash.itemClass) with the same uniqueness key as an item to import; "
+                    "The target already has \(clash.itemClass.withArticle) with the same uniqueness key as an item to import; "
                     + "nothing was imported.")
             }
             for record in records {

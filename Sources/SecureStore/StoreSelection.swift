@@ -46,10 +46,8 @@ public struct StoreSelection: Sendable {
         throws(SecureStoreError) -> StoreSelection
     {
         var path: String? = explicitConfig
-        var pathReason: Reason? = explicitConfig.map { _ in .explicit }
         if path == nil, let env = environment["SECURESTORE_CONFIG"], !env.isEmpty {
             path = env
-            pathReason = .environment(variable: "SECURESTORE_CONFIG")
         }
         var mustExist = path != nil
         if path == nil {
@@ -76,7 +74,8 @@ public struct StoreSelection: Sendable {
             reason = .environment(variable: "SECURESTORE_BACKEND")
         } else if let fileBackend, let readPath {
             chosen = fileBackend
-            reason = pathReason == .explicit ? .explicit : .configFile(path: readPath)
+            // A file given explicitly (`--config`) is named as the reason, like any other config file.
+            reason = .configFile(path: readPath)
         } else {
             chosen = defaultBackend
             reason = .defaultChoice

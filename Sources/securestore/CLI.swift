@@ -1,108 +1,86 @@
 import Foundation
+import Glibc
 import SecureStore
 import SecureStoreBackends
+import SecureStoreCLI
 
 /// `securestore [--config FILE] [--backend NAME] COMMAND [OPTIONS]`. Secrets only ever pass through
-/// standard input and standard output, never argv.
+/// standard input and standard output, never argv. The command line is parsed by `ArgumentParser` against
+/// `CLITable` (SecureStoreCLI); this executable does the I/O.
 @main
 struct CLI {
     static func main() {
-        var args = Array(CommandLine.arguments.dropFirst())
+        StandardStreams.prepare()
         do throws(CLIError) {
-            var config: String?
-            var backend: String?
-            while let first = args.first, first.hasPrefix("-") {
-                args.removeFirst()
-                switch first {
-                case "--config": config = try take(&args, for: first)
-                case "--backend": backend = try take(&args, for: first)
-                case "-h", "--help": print(usage); exit(0)
-                default: throw .usage("unknown option \(first) before the command; see `securestore --help`.")
-                }
+            try ProcessGuard.harden()
+            switch ArgumentParser.parse(rawArguments()) {
+            case .failure(let usage):
+                throw .usage(usage.message)
+            case .success(.help(let command)):
+                try StandardStreams.output((command.flatMap(HelpText.command) ?? HelpText.global) + "\n")
+            case .success(.version):
+                try StandardStreams.output("securestore \(CLITable.version)\n")
+            case .success(.run(let parsed)):
+                BuiltinBackends.register()
+                try Commands.run(parsed)
             }
-            guard let command = args.first else { throw .usage("no command given; see `securestore --help`.") }
-            args.removeFirst()
-            if args.contains("--help") || args.contains("-h") {
-                print(Help.text(for: command) ?? usage)
-                exit(0)
-            }
-            BuiltinBackends.register()
-            let context = Context(config: config, backend: backend)
-            try Commands.run(command, args, context)
-            exit(0)
+            exit(ExitStatus.ok)
         } catch {
-            FileHandle.standardError.write(Data("securestore: \(error.message)\n".utf8))
+            // When standard error cannot be written either, the exit status alone says what happened.
+            StandardStreams.note("securestore: \(TextEscaping.controlsEscaped(error.message))\n")
             exit(error.exitCode)
         }
     }
 
-    static func take(_ args: inout [String], for option: String) throws(CLIError) -> String {
-        guard let value = args.first, !value.hasPrefix("--") else { throw .usage("\(option) expects a value.") }
-        args.removeFirst()
-        return value
+    /// The arguments as the kernel passed them (CommandLine.arguments has already replaced bytes that are
+    /// not UTF-8 with U+FFFD, which would make different names collide).
+    static func rawArguments() -> [[UInt8]] {
+        (1..<Int(CommandLine.argc)).map { i in
+            guard let p = CommandLine.unsafeArgv[i] else { return [] }
+            return Array(UnsafeRawBufferPointer(start: p, count: strlen(p)))
+        }
     }
-
-    static let usage = """
-        usage: securestore [--config FILE] [--backend NAME] COMMAND [OPTIONS]
-
-        Commands:
-          add        store a secret read from standard input (byte for byte)
-          get        write the secret of the one matching item to standard output
-          find       list matching items' attributes (never secrets); --json for JSON
-          update     change matching items' attributes, or their secret with --data-stdin
-          delete     delete every matching item and say how many
-          clear      delete every item of the store (or of --class); needs --yes
-          export     write every item to a passphrase-encrypted file (--output FILE)
-          import     add every item of such a file (--input FILE)
-          migrate    copy every item into the store another config selects (--to CONFIG_FILE), verified
-          rekey      rotate the SQLite key or passphrase
-          backends   which backends exist, whether they work here, which is selected and why
-
-        Selection: --backend > SECURESTORE_BACKEND > --config / SECURESTORE_CONFIG / ~/.config/securestore/config.json > sqlite.
-        `securestore COMMAND --help` describes a command's options.
-        Exit codes: 0 ok, 1 not found, 2 usage or bad parameter, 3 duplicate item, 4 authentication failed,
-        5 data corrupted or tampered, 6 backend unavailable or locked, 70 anything else.
-        """
 }
 
 struct Context {
     let config: String?
     let backend: String?
 
-    func open() throws(CLIError) -> any SecureStore {
+    func selection() throws(CLIError) -> StoreSelection {
         do throws(SecureStoreError) {
-            return try StoreSelection.resolve(backend: backend, configFile: config).open()
+            return try StoreSelection.resolve(backend: backend, configFile: config)
         } catch {
             throw .store(error)
         }
     }
+
+    func open() throws(CLIError) -> any SecureStore {
+        let selection = try selection()
+        return try Commands.store { () throws(SecureStoreError) in try selection.open() }
+    }
 }
 
-/// A failure of the tool: a usage mistake or a store error, with its exit code.
+/// A failure of the tool: a usage mistake, a store error, or failed standard I/O, with its exit status.
 enum CLIError: Error {
     case usage(String)
     case store(SecureStoreError)
+    /// Standard input could not be read or standard output written.
+    case io(String)
+    case other(String)
 
     var message: String {
         switch self {
-        case .usage(let m): m
+        case .usage(let m), .io(let m), .other(let m): m
         case .store(let e): "\(e.message) [\(e.code.name) \(e.status)]"
         }
     }
 
     var exitCode: Int32 {
         switch self {
-        case .usage: 2
-        case .store(let e):
-            switch e.code {
-            case .itemNotFound: 1
-            case .param, .noSuchAttribute, .noSuchClass, .missingEntitlement: 2
-            case .duplicateItem: 3
-            case .authFailed: 4
-            case .decode: 5
-            case .notAvailable, .interactionNotAllowed, .readOnly: 6
-            default: 70
-            }
+        case .usage: ExitStatus.usage
+        case .store(let e): ExitStatus.code(for: e.code)
+        case .io: ExitStatus.io
+        case .other: ExitStatus.other
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SQLiteStore
+import SecureStoreCLI
 
 /// export / import / migrate / rekey.
 enum Transfer {
@@ -27,13 +28,7 @@ enum Transfer {
         try Commands.store { () throws(SecureStoreError) in try store.exportRecords() }
     }
 
-    static func file(_ args: [String], option: String, command: String) throws(CLIError) -> String {
-        guard args.count == 2, args[0] == option else { throw .usage("usage: securestore \(command) \(option) FILE") }
-        return args[1]
-    }
-
-    static func export(_ args: [String], _ context: Context) throws(CLIError) {
-        let output = try file(args, option: "--output", command: "export")
+    static func export(to output: String, _ context: Context) throws(CLIError) {
         guard !FileManager.default.fileExists(atPath: output) else {
             throw .usage("\(output) exists; choose a new file (an export never overwrites).")
         }
@@ -46,11 +41,10 @@ enum Transfer {
                                          configuration: StoreConfiguration(accessGroups: groups.isEmpty ? ["securestore"] : groups))
             return try target.importRecords(all)
         }
-        print("exported \(n) item(s) to \(output)")
+        StandardStreams.report("exported \(n) item(s) to \(output)")
     }
 
-    static func importFile(_ args: [String], _ context: Context) throws(CLIError) {
-        let input = try file(args, option: "--input", command: "import")
+    static func importFile(_ input: String, _ context: Context) throws(CLIError) {
         guard FileManager.default.fileExists(atPath: input) else { throw .usage("\(input) does not exist.") }
         let secret = try passphrase(confirm: false)
         let target = try transferable(try context.open())
@@ -58,12 +52,11 @@ enum Transfer {
             let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
             return try target.importRecords(try source.exportRecords())
         }
-        print("imported \(n) item(s) from \(input)")
+        StandardStreams.report("imported \(n) item(s) from \(input)")
     }
 
     /// Copies every record into the store another config selects, in one transaction, then verifies each copy.
-    static func migrate(_ args: [String], _ context: Context) throws(CLIError) {
-        let config = try file(args, option: "--to", command: "migrate")
+    static func migrate(to config: String, _ context: Context) throws(CLIError) {
         let source = try transferable(try context.open())
         let target = try transferable(try Commands.store { () throws(SecureStoreError) in
             try StoreSelection.resolve(configFile: config, environment: ProcessInfo.processInfo.environment
@@ -80,40 +73,38 @@ enum Transfer {
             }
             if i % 50 == 49 || i == all.count - 1 { progress("verified \(i + 1)/\(all.count)", done: i == all.count - 1) }
         }
-        print("migrated \(all.count) item(s); every copy verified; the source is unchanged")
+        StandardStreams.report("migrated \(all.count) item(s); every copy verified; the source is unchanged")
     }
 
     /// A progress line: redrawn in place on a terminal, one plain line otherwise.
     static func progress(_ line: String, done: Bool = false) {
         let text = isatty(2) == 1 ? "\r\u{1B}[K" + line + (done ? "\n" : "") : line + "\n"
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.note(text)
     }
 
     /// Rotates the SQLite store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
-    static func rekey(_ args: [String], _ context: Context) throws(CLIError) {
-        guard args.count == 2 else { throw .usage("usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR") }
+    static func rekey(to target: RekeyTarget, _ context: Context) throws(CLIError) {
         let key: SQLiteKey
-        switch args[0] {
-        case "--new-key-file": key = .keyFile(args[1])
-        case "--new-passphrase-env":
-            guard let p = ProcessInfo.processInfo.environment[args[1]], !p.isEmpty else {
-                throw .usage("the environment variable \(args[1]) is not set.")
+        switch target {
+        case .keyFile(let file): key = .keyFile(file)
+        case .passphraseEnvironment(let variable):
+            guard let p = ProcessInfo.processInfo.environment[variable], !p.isEmpty else {
+                throw .usage("the environment variable \(TextEscaping.quoted(variable)) is not set.")
             }
             key = .passphrase(p)
-        default: throw .usage("usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR")
         }
         guard let store = try context.open() as? SQLiteStore else {
             throw .usage("rekey works on the sqlite backend only.")
         }
         try Commands.store { () throws(SecureStoreError) in try store.rekey(to: key) }
-        print("re-encrypted every item under the new key; update your config to use it")
+        StandardStreams.report("re-encrypted every item under the new key; update your config to use it")
     }
 }
 
 enum Terminal {
     /// Reads one line from the terminal with echo off.
     static func readSecret(prompt: String) throws(CLIError) -> Data {
-        FileHandle.standardError.write(Data(prompt.utf8))
+        StandardStreams.note(prompt)
         var old = termios()
         tcgetattr(0, &old)
         var quiet = old
@@ -121,7 +112,7 @@ enum Terminal {
         tcsetattr(0, TCSAFLUSH, &quiet)
         defer {
             tcsetattr(0, TCSAFLUSH, &old)
-            FileHandle.standardError.write(Data("\n".utf8))
+            StandardStreams.note("\n")
         }
         // One fixed buffer (a growing array would leave partial copies of the passphrase in freed memory),
         // zeroed when the passphrase is released.
@@ -130,7 +121,10 @@ enum Terminal {
         buffer.initialize(repeating: 0, count: capacity)
         var count = 0
         var c: UInt8 = 0
-        while count < capacity, read(0, &c, 1) == 1, c != 10 {
+        while count < capacity {
+            let n = read(0, &c, 1)
+            if n < 0, errno == EINTR { continue }
+            guard n == 1, c != 10 else { break }
             buffer[count] = c
             count += 1
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SecureStoreFuzzing
+import SecureStoreCLI
 
 /// Every seed and every input a fuzzer ever crashed on (Fuzz/corpus/<name>, Fuzz/regressions/<name>),
 /// replayed through the same exercise functions the libFuzzer harnesses call.
@@ -35,5 +36,19 @@ struct FuzzSeedTests {
         }
         let count = try ExportExercise.recordCount(seed)
         #expect(count == 3)
+    }
+}
+
+@Suite("Fuzz dictionaries")
+struct FuzzDictionaryTests {
+    /// `Fuzz/dict/cli.dict` names every command and option of the tool's table, so the fuzzer knows them all.
+    @Test("the cli dictionary lists every command and option of CLITable")
+    func cliDictionary() throws {
+        let path = FuzzCorpus.root.appendingPathComponent("dict/cli.dict").path
+        let words = Set(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") }.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) })
+        var expected = CLITable.commands.map(\.name) + CLITable.globalOptions.map(\.flag) + [CLITable.help.flag]
+        for command in CLITable.commands { expected += command.options.map(\.flag) }
+        for word in expected { #expect(words.contains(word), "cli.dict lacks \(word)") }
     }
 }
