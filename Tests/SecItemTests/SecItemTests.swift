@@ -75,7 +75,8 @@ struct SecItemTests {
                               [kSecClass as String: kSecClassInternetPassword] as CFDictionary) == errSecNoSuchAttr)
         #expect(SecItemUpdate([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitOne] as CFDictionary,
                               [kSecAttrLabel as String: "x"] as CFDictionary) == errSecParam)
-        #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary) == errSecParam)
+        // kSecMatchLimitAll on delete is the macOS dialect for "every match" (accepted); any other limit is refused.
+        #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitOne] as CFDictionary) == errSecParam)
         var out: CFTypeRef?
         #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: true] as CFDictionary, &out) == errSecSuccess)
         #expect(out as? Data == Data("x".utf8), "the good item is untouched")
@@ -153,15 +154,15 @@ struct Fuzz: RandomNumberGenerator {
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }
     mutating func next() -> UInt64 { generator.next() }
 
-    static let keys: [String] = [
+    static let keys: [String] = ([
         kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrServer, kSecAttrPort, kSecAttrProtocol,
         kSecAttrSynchronizable, kSecAttrAccessGroup, kSecAttrAccessible, kSecAttrGeneric, kSecAttrApplicationTag,
         kSecAttrKeyType, kSecAttrIsInvisible, kSecAttrCreationDate, kSecMatchLimit, kSecMatchCaseInsensitive,
         kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecValueData, kSecValuePersistentRef,
-        kSecValueRef, kSecMatchItemList, kSecAttrAccessControl, "junk", "", "svce ", "🔑",
-    ]
-    static let classes: [String] = [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate,
-                                    kSecClassIdentity, "GENP", ""]
+        kSecValueRef, kSecMatchItemList, kSecAttrAccessControl,
+    ] as [CFString]).map { $0 as String } + ["junk", "", "svce ", "🔑"]
+    static let classes: [String] = ([kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate,
+                                     kSecClassIdentity] as [CFString]).map { $0 as String } + ["GENP", ""]
 
     mutating func value() -> Any {
         switch Int.random(in: 0..<12, using: &self) {
@@ -170,7 +171,7 @@ struct Fuzz: RandomNumberGenerator {
         case 2: return Int.random(in: -2...3, using: &self)
         case 3: return Bool.random(using: &self)
         case 4: return Date(timeIntervalSince1970: Double(Int.random(in: 0...1000, using: &self)))
-        case 5: return [kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrSynchronizableAny].randomElement(using: &self) ?? ""
+        case 5: return ([kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrSynchronizableAny] as [CFString]).randomElement(using: &self) ?? ""
         case 6: return Double.random(in: -10...10, using: &self)
         case 7: return [1, 2, 3] as [Int]
         case 8: return ["k": "v"] as [String: String]
@@ -182,7 +183,7 @@ struct Fuzz: RandomNumberGenerator {
 
     mutating func dictionary() -> [String: Any] {
         var d: [String: Any] = [:]
-        if Int.random(in: 0..<5, using: &self) > 0 { d[kSecClass] = Fuzz.classes.randomElement(using: &self) ?? "" }
+        if Int.random(in: 0..<5, using: &self) > 0 { d[kSecClass as String] = Fuzz.classes.randomElement(using: &self) ?? "" }
         for _ in 0..<Int.random(in: 0..<5, using: &self) {
             d[Fuzz.keys.randomElement(using: &self) ?? ""] = value()
         }
