@@ -219,6 +219,11 @@ enum SecItemDecoder {
                 }
             }
         }
+        if case .string("com.apple.token")? = query.attributes[.accessGroup], deferred == nil {
+            // kSecAttrAccessGroupToken: the items of smart cards and other tokens. There are none here.
+            deferred = SecureStoreError(.itemNotFound, "kSecAttrAccessGroupToken holds the items of tokens (smart cards); "
+                                        + "there are none on Linux.", parameter: "agrp")
+        }
         if call == .delete { query.returning = [] }
         return query
     }

@@ -402,6 +402,11 @@ struct PortingTests {
             #expect(SecItemAdd(withAccess as CFDictionary, nil) == errSecUnimplemented)
             #expect(secret("mac", "kc") == nil && secret("mac", "acls") == nil, "refused adds store nothing")
 
+            // kSecAttrAccessGroupToken: token items; there are none here.
+            let tokens: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccessGroup as String: kSecAttrAccessGroupToken,
+                                         kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true]
+            #expect(SecItemCopyMatching(tokens as CFDictionary, &result) == errSecItemNotFound)
+
             // SecItemDelete with kSecMatchLimitAll: every match; other limits are refused.
             var deleteOne: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "mac",
                                             kSecMatchLimit as String: kSecMatchLimitOne]
