@@ -125,19 +125,20 @@ enum SecItemDecoder {
         return control
     }
 
-    static func constraintsError(_ control: SecAccessControl, call: Call) -> SecureStoreError {
+    /// The status for an access control whose constraints Linux cannot verify: storing it (an add, or the
+    /// changes of an update) is errSecUnimplemented; matching it (a query) finds nothing, as no item here has one.
+    static func constraintsError(_ control: SecAccessControl, storing: Bool, add: Bool = false) -> SecureStoreError {
         let flags = "0x\(String(control.unsupportedConstraints.rawValue, radix: 16))"
-        switch call {
-        case .add:
+        if storing {
             return SecureStoreError(.unimplemented,
                 "kSecAttrAccessControl asks for user presence, biometry, a device passcode, a paired watch or an application "
-                + "password (flags \(flags)); Linux cannot verify these, so the item was not stored. Use an access control "
-                + "with no such flags (or kSecAttrAccessible) to store it with its protection class only.", parameter: "accc")
-        case .updateQuery, .copy, .delete:
-            return SecureStoreError(.itemNotFound,
-                "No item here has a kSecAttrAccessControl with user presence, biometry, passcode, watch or application "
-                + "password constraints (flags \(flags)): such items cannot be stored on Linux.", parameter: "accc")
+                + "password (flags \(flags)); Linux cannot verify these, so nothing was \(add ? "stored" : "changed"). "
+                + "Use an access control with no such flags (or kSecAttrAccessible) to keep the protection class only.",
+                parameter: "accc")
         }
+        return SecureStoreError(.itemNotFound,
+            "No item here has a kSecAttrAccessControl with user presence, biometry, passcode, watch or application "
+            + "password constraints (flags \(flags)): such items cannot be stored on Linux.", parameter: "accc")
     }
 
     /// Refusals that are not a malformed dictionary, for keys outside the attributes.
@@ -163,7 +164,7 @@ enum SecItemDecoder {
             if control.unsupportedConstraints.isEmpty {
                 query.attributes[.accessible] = .string(control.protection)
             } else if deferred == nil {
-                deferred = constraintsError(control, call: call)
+                deferred = constraintsError(control, storing: false)
             }
         }
         for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
@@ -237,7 +238,7 @@ enum SecItemDecoder {
             if control.unsupportedConstraints.isEmpty {
                 item.attributes[.accessible] = .string(control.protection)
             } else if deferred == nil {
-                deferred = constraintsError(control, call: .add)
+                deferred = constraintsError(control, storing: true, add: true)
             }
         }
         for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
@@ -276,7 +277,7 @@ enum SecItemDecoder {
             if control.unsupportedConstraints.isEmpty {
                 changes.attributes[.accessible] = .string(control.protection)
             } else if deferred == nil {
-                deferred = constraintsError(control, call: .add)
+                deferred = constraintsError(control, storing: true)
             }
         }
         for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
