@@ -315,6 +315,11 @@ struct PortingTests {
         let made = CFErrorCreate(kCFAllocatorDefault, kCFErrorDomainOSStatus, CFIndex(errSecItemNotFound), nil)
         #expect(CFErrorGetCode(made) == -25300)
         #expect(SecAccessControlCreateFlags.companion == .watch && SecAccessControlCreateFlags(rawValue: 1 << 31) == .applicationPassword)
+        let reasoned = NSError(domain: "d", code: 1, userInfo: [NSLocalizedFailureReasonErrorKey: "because"])
+        #expect(CFErrorCopyFailureReason(reasoned) as String? == "because")
+        #expect(CFGetTypeID(reasoned) == CFErrorGetTypeID())
+        #expect(CFGetTypeID(NSNull()) == CFNullGetTypeID())
+        #expect(SecAccessControlCreateWithFlags(kCFAllocatorSystemDefault, kSecAttrAccessibleAlways, [], nil) != nil)
     }
 
     @Test("SecRandomCopyBytes fills buffers from the system generator")
@@ -457,6 +462,14 @@ struct PortingTests {
             #expect(entry.declared == entry.apple, "\(entry.name)")
         }
         #expect(AppleTable.strings.count >= 160 && AppleTable.statuses.count >= 380)
+        // SecAccessControl.h's SecAccessControlCreateFlags bits.
+        let flags: [(SecAccessControlCreateFlags, CFOptionFlags)] = [
+            (.userPresence, 1 << 0), (.biometryAny, 1 << 1), (.biometryCurrentSet, 1 << 3), (.devicePasscode, 1 << 4),
+            (.watch, 1 << 5), (.companion, 1 << 5), (.or, 1 << 14), (.and, 1 << 15), (.privateKeyUsage, 1 << 30),
+            (.applicationPassword, 1 << 31)]
+        for (flag, bits) in flags { #expect(flag.rawValue == bits) }
+        #expect(kCFErrorDomainOSStatus as String == "NSOSStatusErrorDomain")
+        #expect(noErr == 0)
         // Every status Apple documents a text for has that text.
         #expect(AppleStyleKeychain.message(errSecInternalComponent).isEmpty == false)
         #expect(AppleStyleKeychain.message(errSecInteractionNotAllowed).hasPrefix("User interaction is not allowed."))
