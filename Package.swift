@@ -107,6 +107,13 @@ let package = Package(
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
+        // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:
+        // Tests/SecItemPortingSwift5Tests is a symbolic link to Tests/SecItemPortingTests.
+        .testTarget(name: "SecItemPortingTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
+                                                                "SecretServiceStore"]),
+        .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
+                                                                      "SecretServiceStore"],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
     ]
 )
 

@@ -16,19 +16,18 @@ public enum SecItemExercise {
         errSecMissingEntitlement, errSecUnimplemented,
     ]
 
-    static let keys: [String] = [
+    static let keys: [String] = ([
         kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrServer, kSecAttrPort, kSecAttrProtocol,
         kSecAttrSynchronizable, kSecAttrAccessGroup, kSecAttrAccessible, kSecAttrGeneric, kSecAttrApplicationTag,
         kSecAttrKeyType, kSecAttrIsInvisible, kSecAttrCreationDate, kSecAttrModificationDate, kSecAttrComment,
         kSecAttrPath, kSecAttrAuthenticationType, kSecAttrSecurityDomain, kSecMatchLimit, kSecMatchCaseInsensitive,
         kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecValueData,
         kSecValuePersistentRef, kSecValueRef, kSecMatchItemList, kSecAttrAccessControl, kSecAttrSubject,
-        kSecAttrSerialNumber, kSecAttrKeyClass, kSecAttrApplicationLabel, "u_AuthUI", "nleg", "junk", "", "svce ", "🔑",
-    ]
-    static let classes: [String] = [
+        kSecAttrSerialNumber, kSecAttrKeyClass, kSecAttrApplicationLabel,
+    ] as [CFString]).map { $0 as String } + ["u_AuthUI", "nleg", "junk", "", "svce ", "🔑"]
+    static let classes: [String] = ([
         kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity,
-        "GENP", "",
-    ]
+    ] as [CFString]).map { $0 as String } + ["GENP", ""]
     static let words: [String] = ["a", "b", "A", "", "securestore", "group.other", "ß", "SS", "é", "e\u{301}", "ak"]
 
     /// Runs the program encoded in `bytes`. Throws a finding when an invariant breaks.
@@ -55,10 +54,10 @@ public enum SecItemExercise {
             let wantResult = input.bool()
             let status: OSStatus
             switch op {
-            case 0: status = wantResult ? SecItemAdd(query, &result) : SecItemAdd(query, nil)
-            case 1: status = wantResult ? SecItemCopyMatching(query, &result) : SecItemCopyMatching(query, nil)
-            case 2: status = SecItemUpdate(query, dictionary(&input, refs: refs))
-            default: status = SecItemDelete(query)
+            case 0: status = wantResult ? SecItemAdd(query as CFDictionary, &result) : SecItemAdd(query as CFDictionary, nil)
+            case 1: status = wantResult ? SecItemCopyMatching(query as CFDictionary, &result) : SecItemCopyMatching(query as CFDictionary, nil)
+            case 2: status = SecItemUpdate(query as CFDictionary, dictionary(&input, refs: refs) as CFDictionary)
+            default: status = SecItemDelete(query as CFDictionary)
             }
             guard documented.contains(status) else {
                 throw FuzzFinding(name, "step \(step): op \(op) returned the undocumented status \(status)")
@@ -69,7 +68,7 @@ public enum SecItemExercise {
                 }
             }
             if status != errSecSuccess {
-                guard let message = SecCopyErrorMessageString(status, nil), !message.isEmpty else {
+                guard let message = SecCopyErrorMessageString(status, nil), (message as String).isEmpty == false else {
                     throw FuzzFinding(name, "step \(step): status \(status) without a message")
                 }
             }
@@ -80,7 +79,7 @@ public enum SecItemExercise {
             }
             // Remember persistent references so later steps can use them.
             if let d = result as? Data, refs.count < 8 { refs.append(d) }
-            if let dict = result as? [String: Any], let d = dict[kSecValuePersistentRef] as? Data, refs.count < 8 { refs.append(d) }
+            if let dict = result as? [String: Any], let d = dict[kSecValuePersistentRef as String] as? Data, refs.count < 8 { refs.append(d) }
         }
     }
 
@@ -91,7 +90,7 @@ public enum SecItemExercise {
         case 2: return Int(input.i64() % 5) - 1
         case 3: return input.bool()
         case 4: return Date(timeIntervalSinceReferenceDate: Double(input.i64() % 100_000))
-        case 5: return input.pick([kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrSynchronizableAny])
+        case 5: return input.pick([kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrSynchronizableAny] as [CFString])
         case 6: return Double(input.i64() % 1000) / 7
         case 7: return [1, 2, 3] as [Int]
         case 8: return ["k": "v"] as [String: String]
@@ -105,7 +104,7 @@ public enum SecItemExercise {
 
     static func dictionary(_ input: inout FuzzInput, refs: [Data]) -> [String: Any] {
         var d: [String: Any] = [:]
-        if input.choose(5) > 0 { d[kSecClass] = input.pick(classes) }
+        if input.choose(5) > 0 { d[kSecClass as String] = input.pick(classes) }
         for _ in 0..<input.choose(6) {
             d[input.pick(keys)] = value(&input, refs: refs)
         }

@@ -2,6 +2,13 @@ import SecureStore
 import Foundation
 
 /// Turns Apple-shaped dictionaries into the core's typed values, once, at this boundary.
+///
+/// Keys arrive as `NSString` or `String`; values as Swift values or their Foundation classes (`Bool` or an
+/// `NSNumber` boolean, `Int` or `NSNumber`, `Data` or `NSData`, `Date` or `NSDate`, `String` or `NSString`,
+/// optionals such as `kCFBooleanTrue`). A malformed dictionary throws `errSecParam` before any decision
+/// that a well-formed request cannot be served here (`errSecUnimplemented`, `errSecNoSuchKeychain`), so
+/// callers see the mistake they can fix first: those decisions are collected in `deferred` and thrown by
+/// the caller once every dictionary of the call has been read.
 enum SecItemDecoder {
     enum Call { case add, copy, updateQuery, delete }
 
@@ -10,16 +17,41 @@ enum SecItemDecoder {
         for a in AttributeName.all { d[a.code] = a }
         return d
     }()
-    /// Keys accepted and ignored: they choose iOS behaviours that have no Linux meaning.
-    private static let ignored: Set<String> = ["nleg", "u_AuthUI", "u_OpPrompt", "pdmn_legacy"]
-    /// Keys Apple defines for features we do not provide.
-    private static let unimplemented: Set<String> = [
-        "accc", "m_ItemList", "m_Policy", "m_SearchList", "m_Issuers", "m_EmailAddressIfPresent", "m_SubjectContains",
-        "m_TrustedOnly", "m_ValidOnDate", "u_ItemList", "v_Ref",
+    /// Keys accepted and ignored: they choose Apple behaviours that have no Linux meaning (MacOSDialect.md).
+    private static let ignored: Set<String> = [
+        "nleg",        // kSecUseDataProtectionKeychain: the stores here have the data-protection keychain's semantics
+        "u_AuthUI",    // kSecUseAuthenticationUI: no item here needs a user interface
+        "u_NoAuthUI",  // kSecUseNoAuthenticationUI
+        "u_OpPrompt",  // kSecUseOperationPrompt
+        "u_AuthCtx",   // kSecUseAuthenticationContext (an LAContext)
+        "pdmn_legacy",
     ]
+    /// Keys Apple defines for features not provided here: refused with errSecUnimplemented.
+    private static let unimplemented: Set<String> = [
+        "m_ItemList", "m_Policy", "m_Issuers", "m_EmailAddressIfPresent", "m_SubjectContains", "m_SubjectStartsWith",
+        "m_SubjectEndsWith", "m_SubjectWholeString", "m_TrustedOnly", "m_ValidOnDate", "m_DiacriticInsensitive",
+        "m_WidthInsensitive", "u_ItemList", "v_Ref",
+        "acls",        // kSecAttrAccess (a macOS SecAccess ACL): cannot be honoured, so never silently dropped
+        "tkid",        // kSecAttrTokenID: no tokens or Secure Enclave
+    ]
+    /// Keys naming a macOS file keychain (kSecUseKeychain, kSecMatchSearchList): none exists here.
+    private static let keychainChoice: Set<String> = ["u_Keychain", "m_SearchList"]
     private static let returnKeys: [String: ReturnOptions] = [
         "r_Data": .data, "r_Attributes": .attributes, "r_Ref": .ref, "r_PersistentRef": .persistentRef,
     ]
+
+    /// An Apple dictionary with its keys as Swift strings. A key that is not a string (an `NSNumber`, the
+    /// `NSNull` of a nil key in `[String?: Any]`) is errSecParam.
+    static func dictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: Any] {
+        var out: [String: Any] = Dictionary(minimumCapacity: dict.count)
+        for (key, value) in dict {
+            guard let k = key as? String else {
+                throw .param("key", "A dictionary key is a \(type(of: key)), not a kSec… constant (a string).")
+            }
+            out[k] = value
+        }
+        return out
+    }
 
     /// Removes Optional wrapping (`kCFBooleanTrue` is implicitly unwrapped and arrives as Optional in Any).
     static func unwrap(_ value: Any) -> Any? {
@@ -32,21 +64,16 @@ enum SecItemDecoder {
     static func attributeValue(_ raw: Any, key: String) throws(SecureStoreError) -> AttributeValue {
         guard let value = unwrap(raw) else { throw .param(key, "The value for \(key) is nil.") }
         switch value {
-        case let s as String: return .string(s)
-        case let d as Data: return .data(d)
-        case let b as Bool: return .bool(b)
-        case let n as Int: return .number(Int64(n))
-        case let n as Int32: return .number(Int64(n))
-        case let n as Int64: return .number(n)
-        case let n as UInt32: return .number(Int64(n))
-        case let n as UInt16: return .number(Int64(n))
-        case let n as UInt8: return .number(Int64(n))
-        case let n as UInt: guard let v = Int64(exactly: n) else { break }; return .number(v)
-        case let n as Double: guard let v = Int64(exactly: n) else { break }; return .number(v)
-        case let n as NSNumber: return .number(n.int64Value)
-        case let d as Date: return .date(d)
-        case let s as NSString: return .string(s as String)
-        case let d as NSData: return .data(d as Data)
+        case let s as String: return .string(s)                      // String, NSString
+        case let d as Data: return .data(d)                          // Data, NSData
+        case let d as Date: return .date(d)                          // Date, NSDate
+        case let n as NSNumber:                                      // NSNumber, Bool, Int, Int32, Double, …
+            switch NumberKind(n) {
+            case .bool(let b): return .bool(b)
+            case .integer(let i): return .number(i)
+            case .fraction, .outOfRange:
+                throw .param(key, "The value for \(key) is a number that is not a 64-bit integer.")
+            }
         default: break
         }
         throw .param(key, "The value for \(key) has an unsupported type \(type(of: value)).")
@@ -58,6 +85,16 @@ enum SecItemDecoder {
         case .number(let n): return n != 0
         default: throw .param(key, "\(key) must be a boolean (kCFBooleanTrue / kCFBooleanFalse).")
         }
+    }
+
+    static func dataValue(_ raw: Any, key: String, name: String) throws(SecureStoreError) -> Data {
+        guard let value = unwrap(raw) else { throw .param(key, "\(name) is nil.") }
+        guard let d = value as? Data else { throw .param(key, "\(name) must be Data; got \(type(of: value)).") }
+        return d
+    }
+
+    static func isSynchronizableAny(_ raw: Any) -> Bool {
+        (unwrap(raw) as? String) == "syna"
     }
 
     static func itemClass(_ dict: [String: Any], required: Bool) throws(SecureStoreError) -> ItemClass? {
@@ -72,87 +109,159 @@ enum SecItemDecoder {
         return c
     }
 
+    // MARK: kSecAttrAccessControl
+
+    /// The access control object of a dictionary, checked: it must be a `SecAccessControl` (errSecParam
+    /// otherwise, whatever the call), and it excludes kSecAttrAccessible (Apple: mutually exclusive).
+    static func accessControl(_ dict: [String: Any]) throws(SecureStoreError) -> SecAccessControl? {
+        guard let raw = dict["accc"] else { return nil }
+        guard let value = unwrap(raw), let control = value as? SecAccessControl else {
+            throw .param("accc", "kSecAttrAccessControl must be a SecAccessControl made by SecAccessControlCreateWithFlags.")
+        }
+        if dict["pdmn"] != nil {
+            throw .param("accc", "kSecAttrAccessControl and kSecAttrAccessible are mutually exclusive; the access control "
+                         + "object already names the protection class.")
+        }
+        return control
+    }
+
+    /// The status for an access control whose constraints Linux cannot verify: storing it (an add, or the
+    /// changes of an update) is errSecUnimplemented; matching it (a query) finds nothing, as no item here has one.
+    static func constraintsError(_ control: SecAccessControl, storing: Bool, add: Bool = false) -> SecureStoreError {
+        let flags = "0x\(String(control.unsupportedConstraints.rawValue, radix: 16))"
+        if storing {
+            return SecureStoreError(.unimplemented,
+                "kSecAttrAccessControl asks for user presence, biometry, a device passcode, a paired watch or an application "
+                + "password (flags \(flags)); Linux cannot verify these, so nothing was \(add ? "stored" : "changed"). "
+                + "Use an access control with no such flags (or kSecAttrAccessible) to keep the protection class only.",
+                parameter: "accc")
+        }
+        return SecureStoreError(.itemNotFound,
+            "No item here has a kSecAttrAccessControl with user presence, biometry, passcode, watch or application "
+            + "password constraints (flags \(flags)): such items cannot be stored on Linux.", parameter: "accc")
+    }
+
+    /// Refusals that are not a malformed dictionary, for keys outside the attributes.
+    private static func refusal(_ key: String) -> SecureStoreError? {
+        if keychainChoice.contains(key) {
+            return SecureStoreError(.init(name: "noSuchKeychain", status: errSecNoSuchKeychain),
+                "\(key) names a macOS file keychain; there are none here (the store is chosen with SecItemSystem or "
+                + "the configuration). Remove \(key).", parameter: key)
+        }
+        if unimplemented.contains(key) {
+            return SecureStoreError(.unimplemented, "\(key) is not supported on Linux.", parameter: key)
+        }
+        return nil
+    }
+
+    // MARK: Dictionaries
+
     /// A query dictionary for copy, update or delete.
-    static func query(_ dict: [String: Any], call: Call) throws(SecureStoreError) -> ItemQuery {
+    static func query(_ dict: [String: Any], call: Call, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
         var query = ItemQuery(nil)
         query.itemClass = try itemClass(dict, required: dict["v_PersistentRef"] == nil)
+        if let control = try accessControl(dict) {
+            if control.unsupportedConstraints.isEmpty {
+                query.attributes[.accessible] = .string(control.protection)
+            } else if deferred == nil {
+                deferred = constraintsError(control, storing: false)
+            }
+        }
         for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
-            if call != .copy, key.hasPrefix("m_") {
+            if call != .copy, key.hasPrefix("m_"), key != "m_Limit", !keychainChoice.contains(key) {
                 throw .param(key, "\(call == .delete ? "SecItemDelete" : "SecItemUpdate") affects every match; remove \(key).")
             }
             if call == .updateQuery, returnKeys[key] != nil {
                 throw .param(key, "SecItemUpdate's query may not contain return keys; remove \(key).")
             }
             switch key {
-            case "class": continue
+            case "class", "accc": continue
             case "sync":
-                if let s = unwrap(raw) as? String, s == "syna" {
+                if isSynchronizableAny(raw) {
                     query.synchronizableAny = true
                 } else {
                     query.attributes[.synchronizable] = .bool(try boolValue(raw, key: key))
                 }
             case "m_Limit":
-                let value = unwrap(raw)
-                if let s = value as? String, s == "m_LimitOne" { query.limit = .one }
-                else if let s = value as? String, s == "m_LimitAll" { query.limit = .all }
-                else if case .number(let n) = try attributeValue(raw, key: key), n > 0, let i = Int(exactly: n) { query.limit = .count(i) }
-                else { throw .param(key, "kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number.") }
+                let value = unwrap(raw) as? String
+                if call != .copy {
+                    // The macOS dialect: kSecMatchLimitAll on delete or update means every match, which is what
+                    // they do. Any other limit would change which items are affected: refused.
+                    guard value == "m_LimitAll" else {
+                        throw .param(key, "\(call == .delete ? "SecItemDelete" : "SecItemUpdate") affects every match; "
+                                     + "only kSecMatchLimitAll may be given, or remove kSecMatchLimit.")
+                    }
+                } else if value == "m_LimitOne" {
+                    query.limit = .one
+                } else if value == "m_LimitAll" {
+                    query.limit = .all
+                } else if case .number(let n) = try attributeValue(raw, key: key), n > 0, let i = Int(exactly: n) {
+                    query.limit = .count(i)
+                } else {
+                    throw .param(key, "kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number.")
+                }
             case "m_CaseInsensitive":
                 query.caseInsensitive = try boolValue(raw, key: key)
             case "v_Data":
-                guard unwrap(raw) is Data || unwrap(raw) is NSData else {
-                    throw .param(key, "kSecValueData must be Data.")
-                }
+                _ = try dataValue(raw, key: key, name: "kSecValueData")
             case "v_PersistentRef":
-                guard let d = unwrap(raw) as? Data else { throw .param(key, "kSecValuePersistentRef must be Data.") }
-                query.persistentRef = PersistentRef(data: d)
+                query.persistentRef = PersistentRef(data: try dataValue(raw, key: key, name: "kSecValuePersistentRef"))
             default:
                 if let option = returnKeys[key] {
                     if try boolValue(raw, key: key) { query.returning.insert(option) }
                 } else if let name = attributesByCode[key] {
                     query.attributes[name] = try attributeValue(raw, key: key)
+                } else if let refused = refusal(key) {
+                    if deferred == nil { deferred = refused }
                 } else if ignored.contains(key) || key.hasPrefix("u_") {
                     continue
-                } else if unimplemented.contains(key) {
-                    throw SecureStoreError(.unimplemented, "\(key) is not supported on Linux.", parameter: key)
                 } else {
                     throw .param(key, "Unknown key \"\(key)\" in the query.")
                 }
             }
+        }
+        if case .string("com.apple.token")? = query.attributes[.accessGroup], deferred == nil {
+            // kSecAttrAccessGroupToken: the items of smart cards and other tokens. There are none here.
+            deferred = SecureStoreError(.itemNotFound, "kSecAttrAccessGroupToken holds the items of tokens (smart cards); "
+                                        + "there are none on Linux.", parameter: "agrp")
         }
         if call == .delete { query.returning = [] }
         return query
     }
 
     /// An add dictionary: class, attributes, value data, return keys.
-    static func newItem(_ dict: [String: Any]) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
+    static func newItem(_ dict: [String: Any], deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
         guard let cls = try itemClass(dict, required: true) else { throw .param("class", "kSecClass is missing.") }
         var item = NewItem(cls)
         var returning: ReturnOptions = []
+        if let control = try accessControl(dict) {
+            if control.unsupportedConstraints.isEmpty {
+                item.attributes[.accessible] = .string(control.protection)
+            } else if deferred == nil {
+                deferred = constraintsError(control, storing: true, add: true)
+            }
+        }
         for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
             switch key {
-            case "class": continue
+            case "class", "accc": continue
             case "v_Data":
-                guard let value = unwrap(raw) else { throw .param(key, "kSecValueData is nil.") }
-                if let d = value as? Data { item.data = d }
-                else if let d = value as? NSData { item.data = d as Data }
-                else { throw .param(key, "kSecValueData must be Data.") }
+                item.data = try dataValue(raw, key: key, name: "kSecValueData")
             case "sync":
-                if let s = unwrap(raw) as? String, s == "syna" {
-                    throw .param(key, "kSecAttrSynchronizableAny is for queries; an item is synchronizable or not.")
-                }
+                // The macOS dialect: kSecAttrSynchronizableAny in an add ("either") leaves the attribute unset,
+                // so the item is not synchronizable, as the macOS file keychain stores it.
+                if isSynchronizableAny(raw) { continue }
                 item.attributes[.synchronizable] = .bool(try boolValue(raw, key: key))
             default:
                 if let option = returnKeys[key] {
                     if try boolValue(raw, key: key) { returning.insert(option) }
                 } else if let name = attributesByCode[key] {
                     item.attributes[name] = try attributeValue(raw, key: key)
+                } else if key.hasPrefix("m_") && !keychainChoice.contains(key) || key == "v_PersistentRef" {
+                    throw .param(key, "\(key) has no meaning in SecItemAdd; remove it.")
+                } else if let refused = refusal(key) {
+                    if deferred == nil { deferred = refused }
                 } else if ignored.contains(key) || key.hasPrefix("u_") {
                     continue
-                } else if key.hasPrefix("m_") || key == "v_PersistentRef" {
-                    throw .param(key, "\(key) has no meaning in SecItemAdd; remove it.")
-                } else if unimplemented.contains(key) {
-                    throw SecureStoreError(.unimplemented, "\(key) is not supported on Linux.", parameter: key)
                 } else {
                     throw .param(key, "Unknown key \"\(key)\" in the attributes to add.")
                 }
@@ -161,17 +270,22 @@ enum SecItemDecoder {
         return (item, returning)
     }
 
-    /// attributesToUpdate: attributes and/or value data only.
-    static func changes(_ dict: [String: Any]) throws(SecureStoreError) -> ItemChanges {
+    /// attributesToUpdate: attributes, kSecAttrAccessControl (as its protection class) and/or value data.
+    static func changes(_ dict: [String: Any], deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
         var changes = ItemChanges()
+        if let control = try accessControl(dict) {
+            if control.unsupportedConstraints.isEmpty {
+                changes.attributes[.accessible] = .string(control.protection)
+            } else if deferred == nil {
+                deferred = constraintsError(control, storing: true)
+            }
+        }
         for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
+            if key == "accc" { continue }
             if key == "v_Data" {
-                guard let value = unwrap(raw), let d = (value as? Data) ?? (value as? NSData).map({ $0 as Data }) else {
-                    throw .param(key, "kSecValueData must be Data.")
-                }
-                changes.data = d
+                changes.data = try dataValue(raw, key: key, name: "kSecValueData")
             } else if let name = attributesByCode[key] {
-                if key == "sync", let s = unwrap(raw) as? String, s == "syna" {
+                if key == "sync", isSynchronizableAny(raw) {
                     throw .param(key, "kSecAttrSynchronizableAny cannot be set on an item.")
                 }
                 changes.attributes[name] = try attributeValue(raw, key: key)

@@ -18,32 +18,36 @@ private func run(_ body: () throws(SecureStoreError) -> Void) -> OSStatus {
     }
 }
 
+/// One attribute value as the Foundation object Apple returns (NSString, NSData, NSNumber, NSDate).
+private func object(_ value: AttributeValue) -> AnyObject {
+    switch value {
+    case .string(let s): s as NSString
+    case .data(let d): d as NSData
+    case .number(let n): NSNumber(value: n)
+    case .bool(let b): NSNumber(value: b)
+    case .date(let d): d as NSDate
+    }
+}
+
 /// The Apple-shaped object for one result item: a single value when one thing was asked, else a dictionary.
 /// Like Apple's: `kSecReturnData` alone gives empty data for an item without a secret; in a dictionary an
 /// item without a secret has no `kSecValueData` (an item added with empty data has an empty one).
-private func object(_ item: ResultItem, _ returning: ReturnOptions) -> Any {
+/// Foundation objects, so `as? Data`, `as! CFData as Data`, `as? [String: Any]` and `as? NSDictionary` all work.
+private func object(_ item: ResultItem, _ returning: ReturnOptions) -> AnyObject {
     let wanted = returning.intersection([.attributes, .data, .persistentRef])
     let asked = [ReturnOptions.attributes, .data, .persistentRef].filter { wanted.contains($0) }.count
     if asked == 1 {
-        if wanted.contains(.data) { return item.data ?? Data() }
-        if let p = item.persistentRef { return p.data }
+        if wanted.contains(.data) { return (item.data ?? Data()) as NSData }
+        if let p = item.persistentRef { return p.data as NSData }
     }
-    var dict: [String: Any] = [:]
+    let dict = NSMutableDictionary()
     if let attributes = item.attributes {
-        dict["class"] = item.itemClass.rawValue
-        for (name, value) in attributes {
-            switch value {
-            case .string(let s): dict[name.code] = s
-            case .data(let d): dict[name.code] = d
-            case .number(let n): dict[name.code] = Int(n)
-            case .bool(let b): dict[name.code] = b
-            case .date(let d): dict[name.code] = d
-            }
-        }
+        dict[kSecClass] = item.itemClass.rawValue as NSString
+        for (name, value) in attributes { dict[name.code as NSString] = object(value) }
     }
     if asked > 1 {
-        if let d = item.data { dict["v_Data"] = d }
-        if let p = item.persistentRef { dict["v_PersistentRef"] = p.data }
+        if let d = item.data { dict[kSecValueData] = d as NSData }
+        if let p = item.persistentRef { dict[kSecValuePersistentRef] = p.data as NSData }
     }
     return dict
 }
@@ -54,14 +58,10 @@ private func deliver(_ result: QueryResult, returning: ReturnOptions, to pointer
     case .none:
         if returning.contains(.ref) { pointer.pointee = nil }
     case .item(let item):
-        pointer.pointee = object(item, returning) as AnyObject
+        pointer.pointee = object(item, returning)
     case .items(let items):
-        pointer.pointee = items.map { object($0, returning) } as AnyObject
+        pointer.pointee = NSArray(array: items.map { object($0, returning) })
     }
-}
-
-private func hasReturnKey(_ dict: [String: Any]) -> Bool {
-    dict.keys.contains { $0.hasPrefix("r_") }
 }
 
 /// Adds one item (Apple's `SecItemAdd`).
@@ -72,10 +72,12 @@ private func hasReturnKey(_ dict: [String: Any]) -> Bool {
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     run { () throws(SecureStoreError) in
-        let (item, returning) = try SecItemDecoder.newItem(attributes)
+        var deferred: SecureStoreError?
+        let (item, returning) = try SecItemDecoder.newItem(try SecItemDecoder.dictionary(attributes), deferred: &deferred)
         if !returning.isEmpty, result == nil {
             throw .param("r_Data", "A kSecReturn… key needs a result pointer.")
         }
+        if let deferred { throw deferred }
         let store = try SecItemSystem.store()
         let r = try store.add(item, returning: returning)
         deliver(r, returning: returning, to: result)
@@ -86,10 +88,12 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     run { () throws(SecureStoreError) in
-        let q = try SecItemDecoder.query(query, call: .copy)
+        var deferred: SecureStoreError?
+        let q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .copy, deferred: &deferred)
         if !q.returning.isEmpty, result == nil {
             throw .param("r_Data", "A kSecReturn… key needs a result pointer.")
         }
+        if let deferred { throw deferred }
         let store = try SecItemSystem.store()
         deliver(try store.copyMatching(q), returning: q.returning, to: result)
     }
@@ -99,8 +103,10 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     run { () throws(SecureStoreError) in
-        let q = try SecItemDecoder.query(query, call: .updateQuery)
-        let changes = try SecItemDecoder.changes(attributesToUpdate)
+        var deferred: SecureStoreError?
+        let q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .updateQuery, deferred: &deferred)
+        let changes = try SecItemDecoder.changes(try SecItemDecoder.dictionary(attributesToUpdate), deferred: &deferred)
+        if let deferred { throw deferred }
         try SecItemSystem.store().update(q, with: changes)
     }
 }
@@ -109,41 +115,16 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 @discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     run { () throws(SecureStoreError) in
-        let q = try SecItemDecoder.query(query, call: .delete)
+        var deferred: SecureStoreError?
+        let q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .delete, deferred: &deferred)
+        if let deferred { throw deferred }
         try SecItemSystem.store().delete(q)
     }
-}
-
-// NSDictionary spellings (the seeds build NSMutableDictionary queries).
-@discardableResult
-public func SecItemAdd(_ attributes: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemAdd(stringKeyed(attributes), result)
-}
-@discardableResult
-public func SecItemCopyMatching(_ query: NSDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
-    SecItemCopyMatching(stringKeyed(query), result)
-}
-@discardableResult
-public func SecItemUpdate(_ query: NSDictionary, _ attributesToUpdate: NSDictionary) -> OSStatus {
-    SecItemUpdate(stringKeyed(query), stringKeyed(attributesToUpdate))
-}
-@discardableResult
-public func SecItemDelete(_ query: NSDictionary) -> OSStatus {
-    SecItemDelete(stringKeyed(query))
-}
-
-private func stringKeyed(_ dict: NSDictionary) -> [String: Any] {
-    var out: [String: Any] = [:]
-    for (key, value) in dict {
-        if let k = key as? String { out[k] = value } else if let k = key as? NSString { out[k as String] = value }
-        else { out["<non-string key \(type(of: key))>"] = value }
-    }
-    return out
 }
 
 /// Apple's text for a status, followed by the reason the last call that returned it gave (never a secret).
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
     let base = statusMessages[status] ?? "OSStatus \(status)."
-    guard status != errSecSuccess, let reason = lastReasons.withLock({ $0[status] }) else { return base }
-    return "\(base) \(reason)"
+    guard status != errSecSuccess, let reason = lastReasons.withLock({ $0[status] }) else { return base as NSString }
+    return "\(base) \(reason)" as NSString
 }

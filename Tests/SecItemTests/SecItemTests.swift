@@ -75,7 +75,8 @@ struct SecItemTests {
                               [kSecClass as String: kSecClassInternetPassword] as CFDictionary) == errSecNoSuchAttr)
         #expect(SecItemUpdate([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitOne] as CFDictionary,
                               [kSecAttrLabel as String: "x"] as CFDictionary) == errSecParam)
-        #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary) == errSecParam)
+        // kSecMatchLimitAll on delete is the macOS dialect for "every match" (accepted); any other limit is refused.
+        #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitOne] as CFDictionary) == errSecParam)
         var out: CFTypeRef?
         #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: true] as CFDictionary, &out) == errSecSuccess)
         #expect(out as? Data == Data("x".utf8), "the good item is untouched")
@@ -105,7 +106,7 @@ struct SecItemTests {
         let seed = ProcessInfo.processInfo.environment["SECURESTORE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max, using: &rng)
         var gen = Fuzz(seed: seed)
         let documented: Set<OSStatus> = [errSecSuccess, errSecParam, errSecDuplicateItem, errSecItemNotFound, errSecNoSuchAttr,
-                                          errSecNoSuchClass, errSecMissingEntitlement, errSecUnimplemented]
+                                          errSecNoSuchClass, errSecMissingEntitlement, errSecUnimplemented, errSecNoSuchKeychain]
         var counts: [OSStatus: Int] = [:]
         let rounds = 4000
         for i in 0..<rounds {
@@ -153,36 +154,44 @@ struct Fuzz: RandomNumberGenerator {
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }
     mutating func next() -> UInt64 { generator.next() }
 
-    static let keys: [String] = [
+    static let keys: [String] = ([
         kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrServer, kSecAttrPort, kSecAttrProtocol,
         kSecAttrSynchronizable, kSecAttrAccessGroup, kSecAttrAccessible, kSecAttrGeneric, kSecAttrApplicationTag,
         kSecAttrKeyType, kSecAttrIsInvisible, kSecAttrCreationDate, kSecMatchLimit, kSecMatchCaseInsensitive,
         kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef, kSecValueData, kSecValuePersistentRef,
-        kSecValueRef, kSecMatchItemList, kSecAttrAccessControl, "junk", "", "svce ", "🔑",
-    ]
-    static let classes: [String] = [kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate,
-                                    kSecClassIdentity, "GENP", ""]
+        kSecValueRef, kSecMatchItemList, kSecAttrAccessControl, kSecUseKeychain, kSecMatchSearchList, kSecAttrAccess,
+        kSecUseDataProtectionKeychain, kSecUseAuthenticationUI,
+    ] as [CFString]).map { $0 as String } + ["junk", "", "svce ", "🔑"]
+    static let classes: [String] = ([kSecClassGenericPassword, kSecClassInternetPassword, kSecClassKey, kSecClassCertificate,
+                                     kSecClassIdentity] as [CFString]).map { $0 as String } + ["GENP", ""]
 
     mutating func value() -> Any {
-        switch Int.random(in: 0..<12, using: &self) {
+        switch Int.random(in: 0..<18, using: &self) {
         case 0: return ["a", "b", "A", "", "securestore", "ak", "zz"].randomElement(using: &self) ?? ""
         case 1: return Data((0..<Int.random(in: 0..<5, using: &self)).map { _ in UInt8.random(in: 0...255, using: &self) })
         case 2: return Int.random(in: -2...3, using: &self)
         case 3: return Bool.random(using: &self)
         case 4: return Date(timeIntervalSince1970: Double(Int.random(in: 0...1000, using: &self)))
-        case 5: return [kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrSynchronizableAny].randomElement(using: &self) ?? ""
+        case 5: return ([kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrSynchronizableAny] as [CFString]).randomElement(using: &self) ?? ""
         case 6: return Double.random(in: -10...10, using: &self)
         case 7: return [1, 2, 3] as [Int]
         case 8: return ["k": "v"] as [String: String]
         case 9: return NSNull()
         case 10: return kCFBooleanTrue as Any
+        // The Foundation forms of the same values, and access control objects (plain and with constraints).
+        case 11: return NSNumber(value: Int.random(in: -1...2, using: &self))
+        case 12: return NSNumber(value: Bool.random(using: &self))
+        case 13: return (["a", "ak", "securestore", "com.apple.token"].randomElement(using: &self) ?? "") as NSString
+        case 14: return NSData(data: Data([UInt8.random(in: 0...255, using: &self)]))
+        case 15: return SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [], nil) as Any
+        case 16: return SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .biometryAny, nil) as Any
         default: return Fuzz.classes.randomElement(using: &self) ?? ""
         }
     }
 
     mutating func dictionary() -> [String: Any] {
         var d: [String: Any] = [:]
-        if Int.random(in: 0..<5, using: &self) > 0 { d[kSecClass] = Fuzz.classes.randomElement(using: &self) ?? "" }
+        if Int.random(in: 0..<5, using: &self) > 0 { d[kSecClass as String] = Fuzz.classes.randomElement(using: &self) ?? "" }
         for _ in 0..<Int.random(in: 0..<5, using: &self) {
             d[Fuzz.keys.randomElement(using: &self) ?? ""] = value()
         }
