@@ -218,4 +218,57 @@ struct SecretServiceStoreTests {
         }
         #expect(steps["afterUnlock"]?.code == "ok", "\(String(describing: steps["afterUnlock"]))")
     }
+
+    @Test("8 processes adding the same 20 keys to one namespace: exactly one winner per key (writers serialized by a lock file)")
+    func racingProcesses() throws {
+        try Self.requireBus()
+        let namespace = "tests-race-\(UInt64.random(in: 0...UInt64.max))"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-race-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let script = (0..<8).map { "\(quote(Self.probe)) race \(quote(namespace)) 20 > \(quote(dir))/\($0).out 2>/dev/null &" }
+            .joined(separator: " ") + " wait"
+        _ = try Self.run(["/bin/sh", "-c", script], seconds: 120)
+        var winners: [String: Int] = [:]
+        for i in 0..<8 {
+            let text = (try? String(contentsOfFile: "\(dir)/\(i).out", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                #expect(words.first == "ok" || words.first == "dup", "process \(i): \(line)")
+                if words.first == "ok", words.count > 1 { winners[String(words[1]), default: 0] += 1 }
+            }
+        }
+        for k in 0..<20 { #expect(winners["k-\(k)"] == 1, "k-\(k): \(winners["k-\(k)"] ?? 0) winners") }
+        let store = try SecretServiceStore(namespace: namespace)
+        defer { _ = try? store.clear() }
+        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+        #expect(all.items.count == 20, "one item per key in the keyring")
+    }
+
+    @Test("the default access group is the one of every backend; items stored with the namespace group of earlier versions stay visible, changeable and deletable")
+    func defaultAccessGroup() throws {
+        try Self.requireBus()
+        let namespace = "tests-groups-\(UInt64.random(in: 0...UInt64.max))"
+        // An item stored by an earlier version: its default access group was the namespace.
+        let earlier = try SecretServiceStore(namespace: namespace, configuration: StoreConfiguration(accessGroups: [namespace]))
+        defer { _ = try? earlier.clear() }
+        try earlier.add(NewItem(.genericPassword, [.service: "old", .account: "a"], data: Data("o".utf8)))
+        let store = try SecretServiceStore(namespace: namespace)
+        #expect(store.configuration.accessGroups == [StoreConfiguration.defaultAccessGroup, namespace])
+        try store.add(NewItem(.genericPassword, [.service: "new", .account: "a"], data: Data("n".utf8)))
+        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
+        var groups: [String: String] = [:]
+        for item in all.items {
+            if let service = item.attributes?[.service]?.text { groups[service] = item.attributes?[.accessGroup]?.text }
+        }
+        #expect(groups == ["old": namespace, "new": StoreConfiguration.defaultAccessGroup])
+        try store.update(ItemQuery(.genericPassword, [.service: "old"]), with: ItemChanges(data: Data("changed".utf8)))
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: "old"], returning: .data)).items.first?.data
+                == Data("changed".utf8))
+        try store.delete(ItemQuery(.genericPassword, [.service: "old"]))
+        // The namespace that is the default group has just that group.
+        #expect(SecretServiceStore.defaultAccessGroups(namespace: StoreConfiguration.defaultAccessGroup)
+                == [StoreConfiguration.defaultAccessGroup])
+    }
 }
