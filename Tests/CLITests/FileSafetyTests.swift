@@ -167,6 +167,36 @@ struct FileSafetyCLITests {
         #expect(Self.entries(s.path("ro")) == ["store.db"])
     }
 
+    // MARK: The main job
+
+    @Test("scripts/run.sh plays its scenario on a scratch store: the store the configuration selects and the default store are untouched")
+    func mainJobOnScratchStore() throws {
+        let tool = try builtExecutable("securestore")
+        let bin = (tool as NSString).deletingLastPathComponent
+        for program in ["securestore-example", "secitem-port-example"] where !FileManager.default.isExecutableFile(atPath: bin + "/" + program) {
+            print("[run.sh] skipped: \(program) is not built next to securestore (swift build --build-tests builds it)")
+            return
+        }
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let config = try s.sqlite("selected.json", db: "selected.db", key: "selected.key")
+        #expect(try Self.run(config, ["add", "--service", "com.example.cli", "--account", "alice"], stdin: Data("mine".utf8)).status == 0)
+        #expect(try Self.run(config, ["add", "--service", "other", "--account", "bob"], stdin: Data("keep".utf8)).status == 0)
+        let env = ["SECURESTORE_CONFIG": config, "SECURESTORE_RUN_BINDIR": bin, "HOME": s.path("home"),
+                   "XDG_DATA_HOME": s.path("home/data"), "XDG_CONFIG_HOME": s.path("home/config")]
+        var full = ProcessInfo.processInfo.environment
+        for (k, v) in env { full[k] = v }
+        let pid = spawn("/bin/bash", [packageRoot.appendingPathComponent("scripts/run.sh").path], environment: full,
+                        stdout: s.path("run.out"))
+        #expect(pid.map { reap($0, timeout: .seconds(300)) } == 0)
+        let output = String(decoding: FileManager.default.contents(atPath: s.path("run.out")) ?? Data(), as: UTF8.self)
+        #expect(output.contains("scratch store"), "\(output)")
+        // The selected store still holds both items, the secret of the demo's own service included.
+        #expect(try Self.run(config, ["get", "--service", "com.example.cli", "--account", "alice"]).stdout == Data("mine".utf8))
+        #expect(try Self.run(config, ["get", "--service", "other", "--account", "bob"]).stdout == Data("keep".utf8))
+        #expect(!FileManager.default.fileExists(atPath: s.path("home")), "nothing was made under the user's XDG folders")
+    }
+
     // MARK: Config
 
     @Test("a config with both keyFile and passphraseEnv is an error (sqlite and postgres), and nothing is created")
