@@ -20,7 +20,10 @@ package enum Files {
     /// Creates an empty file with mode 0600 at `path`, which must not exist (`O_EXCL`: an existing file, or a
     /// symbolic link planted there, even a dangling one, is never opened or followed). Returns false when
     /// something is already at `path`.
-    package static func createExclusive(_ path: String, what: String = "store file") throws(SecureStoreError) -> Bool {
+    /// `shownAs` is the path errors name (the final path when `path` is a temporary one next to it).
+    package static func createExclusive(_ path: String, what: String = "store file", shownAs: String? = nil)
+        throws(SecureStoreError) -> Bool
+    {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 {
             close(fd)
@@ -29,7 +32,7 @@ package enum Files {
         let code = errno
         if code == EEXIST { return false }
         throw SecureStoreError(code == EACCES || code == EROFS ? .readOnly : .io,
-                               "Could not create the \(what) \(path): \(String(cString: strerror(code))).")
+                               "Could not create the \(what) \(shownAs ?? path): \(String(cString: strerror(code))).")
     }
 
     /// Checks an existing file the way ssh checks its private keys: a regular file (a symbolic link is followed

@@ -37,7 +37,12 @@ public final class SQLiteBackend: StorageBackend {
         let ms = Int32(clamping: busyTimeout.components.seconds * 1000
                        + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         var info = stat()
-        var exists = stat(path, &info) == 0   // follows a link: the file it leads to is what is checked
+        let exists = stat(path, &info) == 0   // follows a link: the file it leads to is what is checked
+        let statError = errno
+        if !exists, statError != ENOENT {
+            throw SecureStoreError(.notAvailable,
+                "Could not inspect the store file \(path): \(String(cString: strerror(statError))).")
+        }
         if !exists {
             var link = stat()
             if lstat(path, &link) == 0 { try Files.checkPrivate(path, what: "store file") }   // a dangling link
@@ -57,7 +62,6 @@ public final class SQLiteBackend: StorageBackend {
                 try Files.checkPrivate(path, what: "store file")
                 throw SecureStoreError(.io, "The store file \(path) appeared and vanished while it was being created; try again.")
             }
-            exists = true
         }
         let real = Self.realPath(path)
         let folder = (real as NSString).deletingLastPathComponent
@@ -250,7 +254,7 @@ extension SQLiteBackend {
         {
             let suffix = Sodium.random(6).map { String(format: "%02x", $0) }.joined()
             let temporary = path + ".creating-" + suffix
-            guard try Files.createExclusive(temporary) else {
+            guard try Files.createExclusive(temporary, shownAs: path) else {
                 throw SecureStoreError(.io, "Could not create the store file \(path): \(temporary) is in the way.")
             }
             defer { for name in [temporary, temporary + "-wal", temporary + "-shm"] { unlink(name) } }
