@@ -246,6 +246,32 @@ struct SecretServiceStoreTests {
         #expect(all.items.count == 20, "one item per key in the keyring")
     }
 
+    @Test("the writer lock file: 0600 in a 0700 folder under XDG_RUNTIME_DIR (else /tmp/securestore-UID); a folder others may use is refused, nothing written")
+    func writerLockFile() throws {
+        try Self.requireBus()
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("ss-runtime-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let namespace = "tests-lock-\(UInt64.random(in: 0...UInt64.max))"
+        defer { _ = try? SecretServiceStore(namespace: namespace).clear() }
+        let first = try Self.run([Self.probe, "race", namespace, "1"], environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(first.stdout == "ok k-0\n", "\(first.stdout)")
+        func mode(_ path: String) -> mode_t {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+        }
+        #expect(mode(runtime + "/securestore") == 0o700)
+        let locks = (try? FileManager.default.contentsOfDirectory(atPath: runtime + "/securestore")) ?? []
+        #expect(locks.count == 1 && locks.allSatisfy { $0.hasPrefix("secret-service-") && $0.hasSuffix(".lock") }, "\(locks)")
+        for lock in locks { #expect(mode(runtime + "/securestore/" + lock) == 0o600) }
+        chmod(runtime + "/securestore", 0o777)
+        let refused = try Self.run([Self.probe, "race", namespace, "2"], environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(refused.stdout.contains("err k-1 authFailed") && refused.stdout.contains("chmod 700"), "\(refused.stdout)")
+        let store = try SecretServiceStore(namespace: namespace)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1,
+                "the refused add wrote nothing")
+    }
+
     @Test("the default access group is the one of every backend; items stored with the namespace group of earlier versions stay visible, changeable and deletable")
     func defaultAccessGroup() throws {
         try Self.requireBus()
