@@ -88,8 +88,13 @@ public struct StoreConfiguration: Sendable {
     /// The source of "now" for creation and modification dates (tests may pin it).
     public var clock: @Sendable () -> Date
 
-    /// - Parameter accessGroups: non-empty; defaults to one group named after the store's namespace.
-    public init(accessGroups: [String] = ["securestore"], clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// The access group every backend uses when none is configured: the same on every backend, so items
+    /// move between two stores with default settings (`migrate`) without any group configured.
+    public static let defaultAccessGroup = "securestore"
+
+    /// - Parameter accessGroups: non-empty; defaults to ``defaultAccessGroup``.
+    public init(accessGroups: [String] = [StoreConfiguration.defaultAccessGroup],
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.accessGroups = accessGroups
         self.clock = clock
     }

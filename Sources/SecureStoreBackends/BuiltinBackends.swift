@@ -13,7 +13,7 @@ public enum BuiltinBackends {
             name: "memory", section: "memory", allowedKeys: ["accessGroups"],
             summary: "in this process's memory only (tests, ephemeral processes)"
         ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
-            try InMemoryStore(configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
+            try InMemoryStore(configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
         BackendRegistry.register(BackendFactory(
             name: "sqlite", section: "sqlite", allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"],
@@ -23,7 +23,7 @@ public enum BuiltinBackends {
             }
         ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try SQLiteStore(path: try s.string("path"), key: try sqliteKey(s),
-                            configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
+                            configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
         BackendRegistry.register(BackendFactory(
             name: "secret-service", section: "secretService", allowedKeys: ["collection", "namespace", "accessGroups"],
@@ -47,12 +47,12 @@ public enum BuiltinBackends {
     }()
 
     /// The PostgreSQL store from settings: `url` (required, no password in it), `passwordEnv`, the key as for
-    /// SQLite (`passphraseEnv` > `keyFile` > the default key file), `namespace` (default `securestore`).
+    /// SQLite (`passphraseEnv` or `keyFile`, else the default key file), `namespace` (default `securestore`).
     static func postgres(_ s: BackendSettings) throws(SecureStoreError) -> PostgresStore {
         let (url, passwordEnv) = try postgresSettingsCheck(s)
         return try PostgresStore(url: url, key: try sqliteKey(s), namespace: try s.string("namespace") ?? "securestore",
                                  passwordEnv: passwordEnv,
-                                 configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? ["securestore"]))
+                                 configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
     }
 
     /// Checks the PostgreSQL settings without connecting: a URL is given, the password and passphrase
@@ -73,14 +73,20 @@ public enum BuiltinBackends {
 
     static func secretService(_ s: BackendSettings) throws(SecureStoreError) -> SecretServiceStore {
         let namespace = try s.string("namespace") ?? "securestore"
+        let groups = try s.strings("accessGroups") ?? SecretServiceStore.defaultAccessGroups(namespace: namespace)
         return try SecretServiceStore(collection: try s.string("collection") ?? "default", namespace: namespace,
-                                      configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [namespace]))
+                                      configuration: StoreConfiguration(accessGroups: groups))
     }
 
     /// The SQLite key from settings: a passphrase from the environment variable `passphraseEnv` names, else
-    /// `keyFile`, else the default key file. The passphrase itself is never in the file.
+    /// `keyFile`, else the default key file (both is an error). The passphrase itself is never in the file.
     static func sqliteKey(_ s: BackendSettings) throws(SecureStoreError) -> SQLiteKey {
-        if let variable = try s.string("passphraseEnv") {
+        let variable = try s.string("passphraseEnv")
+        if variable != nil, try s.string("keyFile") != nil {
+            throw .param("keyFile", "\(s.source): both \"keyFile\" and \"passphraseEnv\" are set; the key comes from one "
+                + "of them. Remove the one you do not use.")
+        }
+        if let variable {
             guard let passphrase = s.environment[variable], !passphrase.isEmpty else {
                 throw SecureStoreError(.notAvailable,
                     "\(s.source): passphraseEnv names \(variable), but that environment variable is not set; export it.")

@@ -38,7 +38,7 @@ enum Transfer {
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
             let groups = Array(Set(all.compactMap { $0.attributes[.accessGroup]?.text })).sorted()
             let target = try SQLiteStore(path: output, key: .passphrase(secret),
-                                         configuration: StoreConfiguration(accessGroups: groups.isEmpty ? ["securestore"] : groups))
+                                         configuration: StoreConfiguration(accessGroups: groups.isEmpty ? [StoreConfiguration.defaultAccessGroup] : groups))
             return try target.importRecords(all)
         }
         StandardStreams.report("exported \(n) item(s) to \(output)")

@@ -114,10 +114,14 @@ struct CLITests {
         try Data(#"{"sqlite": {"path": "\#(dir.path)/store.db", "keyFile": "\#(dir.path)/other.key"}}"#.utf8)
             .write(to: URL(fileURLWithPath: other))
         wrongKey["SECURESTORE_CONFIG"] = other
+        // (an existing store never gets a new key file: the wrong key is a real one)
+        FileManager.default.createFile(atPath: dir.path + "/other.key", contents: Data((0..<32).map { _ in UInt8.random(in: 0...255) }),
+                                       attributes: [.posixPermissions: 0o600])
         #expect(try Tool(environment: wrongKey).run(["find"]).status == 4)
         // Tampered: garbage where the database should be.
         let garbage = dir.appendingPathComponent("garbage.db").path
         try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: garbage))
+        chmod(garbage, 0o600)   // private, so what is tested is the content
         #expect(try tool.run(["--config", other, "--backend", "sqlite", "find"]).status == 4)
         let bad = dir.appendingPathComponent("bad.json").path
         try Data(#"{"sqlite": {"path": "\#(garbage)", "keyFile": "\#(dir.path)/store.key"}}"#.utf8).write(to: URL(fileURLWithPath: bad))

@@ -181,6 +181,7 @@ struct HardeningTests {
             readOnly = true
             words = "empty"
         }
+        chmod(path, 0o600)   // private, so what is tested is the content
         let before = fileState(path)
         let e = failure { () throws(SecureStoreError) in
             let store = try SQLiteStore(path: path, key: .raw(key), readOnly: readOnly)

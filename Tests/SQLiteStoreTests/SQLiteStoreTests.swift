@@ -225,6 +225,7 @@ struct SQLiteStoreTests {
 
         let foreign = s.path("foreign.db")
         RawDB(foreign).exec("CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('hello');")
+        chmod(foreign, 0o600)   // private, so what is tested is the content
         let foreignBefore = FileManager.default.contents(atPath: foreign)
         let e0 = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: foreign, key: .raw(randomKey())) }
         #expect(e0?.code == .decode)

@@ -49,6 +49,14 @@ final class RawDB {
         rows(sql).first?.first.flatMap { String(data: $0, encoding: .utf8) } ?? ""
     }
 
+    /// The first column of the first row as an integer (0 when there is none).
+    func integer(_ sql: String) -> Int64 {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK else { return 0 }
+        defer { sqlite3_finalize(stmt) }
+        return sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0
+    }
+
     @discardableResult
     func exec(_ sql: String) -> Int32 { sqlite3_exec(db, sql, nil, nil, nil) }
 

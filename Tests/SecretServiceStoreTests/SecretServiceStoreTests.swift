@@ -218,4 +218,83 @@ struct SecretServiceStoreTests {
         }
         #expect(steps["afterUnlock"]?.code == "ok", "\(String(describing: steps["afterUnlock"]))")
     }
+
+    @Test("8 processes adding the same 20 keys to one namespace: exactly one winner per key (writers serialized by a lock file)")
+    func racingProcesses() throws {
+        try Self.requireBus()
+        let namespace = "tests-race-\(UInt64.random(in: 0...UInt64.max))"
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ss-race-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let script = (0..<8).map { "\(quote(Self.probe)) race \(quote(namespace)) 20 > \(quote(dir))/\($0).out 2>/dev/null &" }
+            .joined(separator: " ") + " wait"
+        _ = try Self.run(["/bin/sh", "-c", script], seconds: 120)
+        var winners: [String: Int] = [:]
+        for i in 0..<8 {
+            let text = (try? String(contentsOfFile: "\(dir)/\(i).out", encoding: .utf8)) ?? ""
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                #expect(words.first == "ok" || words.first == "dup", "process \(i): \(line)")
+                if words.first == "ok", words.count > 1 { winners[String(words[1]), default: 0] += 1 }
+            }
+        }
+        for k in 0..<20 { #expect(winners["k-\(k)"] == 1, "k-\(k): \(winners["k-\(k)"] ?? 0) winners") }
+        let store = try SecretServiceStore(namespace: namespace)
+        defer { _ = try? store.clear() }
+        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+        #expect(all.items.count == 20, "one item per key in the keyring")
+    }
+
+    @Test("the writer lock file: 0600 in a 0700 folder under XDG_RUNTIME_DIR (else /tmp/securestore-UID); a folder others may use is refused, nothing written")
+    func writerLockFile() throws {
+        try Self.requireBus()
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("ss-runtime-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        let namespace = "tests-lock-\(UInt64.random(in: 0...UInt64.max))"
+        defer { _ = try? SecretServiceStore(namespace: namespace).clear() }
+        let first = try Self.run([Self.probe, "race", namespace, "1"], environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(first.stdout == "ok k-0\n", "\(first.stdout)")
+        func mode(_ path: String) -> mode_t {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & 0o777 : 0
+        }
+        #expect(mode(runtime + "/securestore") == 0o700)
+        let locks = (try? FileManager.default.contentsOfDirectory(atPath: runtime + "/securestore")) ?? []
+        #expect(locks.count == 1 && locks.allSatisfy { $0.hasPrefix("secret-service-") && $0.hasSuffix(".lock") }, "\(locks)")
+        for lock in locks { #expect(mode(runtime + "/securestore/" + lock) == 0o600) }
+        chmod(runtime + "/securestore", 0o777)
+        let refused = try Self.run([Self.probe, "race", namespace, "2"], environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(refused.stdout.contains("err k-1 authFailed") && refused.stdout.contains("chmod 700"), "\(refused.stdout)")
+        let store = try SecretServiceStore(namespace: namespace)
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1,
+                "the refused add wrote nothing")
+    }
+
+    @Test("the default access group is the one of every backend; items stored with the namespace group of earlier versions stay visible, changeable and deletable")
+    func defaultAccessGroup() throws {
+        try Self.requireBus()
+        let namespace = "tests-groups-\(UInt64.random(in: 0...UInt64.max))"
+        // An item stored by an earlier version: its default access group was the namespace.
+        let earlier = try SecretServiceStore(namespace: namespace, configuration: StoreConfiguration(accessGroups: [namespace]))
+        defer { _ = try? earlier.clear() }
+        try earlier.add(NewItem(.genericPassword, [.service: "old", .account: "a"], data: Data("o".utf8)))
+        let store = try SecretServiceStore(namespace: namespace)
+        #expect(store.configuration.accessGroups == [StoreConfiguration.defaultAccessGroup, namespace])
+        try store.add(NewItem(.genericPassword, [.service: "new", .account: "a"], data: Data("n".utf8)))
+        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
+        var groups: [String: String] = [:]
+        for item in all.items {
+            if let service = item.attributes?[.service]?.text { groups[service] = item.attributes?[.accessGroup]?.text }
+        }
+        #expect(groups == ["old": namespace, "new": StoreConfiguration.defaultAccessGroup])
+        try store.update(ItemQuery(.genericPassword, [.service: "old"]), with: ItemChanges(data: Data("changed".utf8)))
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: "old"], returning: .data)).items.first?.data
+                == Data("changed".utf8))
+        try store.delete(ItemQuery(.genericPassword, [.service: "old"]))
+        // The namespace that is the default group has just that group.
+        #expect(SecretServiceStore.defaultAccessGroups(namespace: StoreConfiguration.defaultAccessGroup)
+                == [StoreConfiguration.defaultAccessGroup])
+    }
 }

@@ -1,9 +1,9 @@
 package import SecureStore
 import Foundation
 #if canImport(Glibc)
-import Glibc
+package import Glibc
 #elseif canImport(Darwin)
-import Darwin
+package import Darwin
 #endif
 
 /// Files and folders with private permissions: the database (0600), the key file (0600), folders (0700).
@@ -17,22 +17,79 @@ package enum Files {
         }
     }
 
-    /// Creates an empty file with mode 0600 when there is none at `path`.
-    package static func createFileIfAbsent(_ path: String) throws(SecureStoreError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    /// Creates an empty file with mode 0600 at `path`, which must not exist (`O_EXCL`: an existing file, or a
+    /// symbolic link planted there, even a dangling one, is never opened or followed). Returns false when
+    /// something is already at `path`.
+    /// `shownAs` is the path errors name (the final path when `path` is a temporary one next to it).
+    package static func createExclusive(_ path: String, what: String = "store file", shownAs: String? = nil)
+        throws(SecureStoreError) -> Bool
+    {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if fd >= 0 {
             close(fd)
-            return
+            return true
         }
         let code = errno
-        if code == EEXIST { return }
+        if code == EEXIST { return false }
         throw SecureStoreError(code == EACCES || code == EROFS ? .readOnly : .io,
-                               "Could not create the store file \(path): \(String(cString: strerror(code))).")
+                               "Could not create the \(what) \(shownAs ?? path): \(String(cString: strerror(code))).")
     }
 
-    /// The 32 bytes of the key file at `path`, creating it with random bytes (mode 0600) when absent.
-    package static func keyFile(at path: String) throws(SecureStoreError) -> [UInt8] {
-        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    /// Checks an existing file the way ssh checks its private keys: a regular file (a symbolic link is followed
+    /// only to such a file, and the file it leads to is what is checked), owned by this user, and neither
+    /// readable nor writable by group or others. The refusal says how to fix it.
+    ///
+    /// A dangling symbolic link at `path` is refused as such.
+    package static func checkPrivate(_ path: String, what: String) throws(SecureStoreError) {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            let code = errno
+            var link = stat()
+            if code == ENOENT, lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+                throw SecureStoreError(.notAvailable, "The \(what) \(path) is a symbolic link to a file that does not "
+                    + "exist; refusing to create anything through it. Remove the link, or give the real path.")
+            }
+            throw SecureStoreError(.notAvailable, "Could not inspect the \(what) \(path): \(String(cString: strerror(code))).")
+        }
+        try checkPrivate(info, path: path, what: what)
+    }
+
+    /// ``checkPrivate(_:what:)`` on a `stat` already taken (of an open descriptor, say).
+    package static func checkPrivate(_ info: stat, path: String, what: String) throws(SecureStoreError) {
+        try checkRegular(info, path: path, what: what)
+        let me = geteuid()
+        guard info.st_uid == me else {
+            throw SecureStoreError(.authFailed, "The \(what) \(path) belongs to another user (uid \(info.st_uid)), not "
+                + "to you (uid \(me)); refusing it: whoever owns it can read or replace what is in it. If it really is "
+                + "yours, run: chown \(me) \(path) (as root); otherwise move it away.")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw SecureStoreError(.authFailed, "The \(what) \(path) can be \(mode & 0o066 != 0 ? "read or written" : "used") "
+                + "by other users (mode \(String(mode, radix: 8))); refusing it. Run: chmod 600 \(path)")
+        }
+    }
+
+    /// Throws unless `info` is a regular file's (a folder is reported as a folder).
+    package static func checkRegular(_ info: stat, path: String, what: String) throws(SecureStoreError) {
+        let type = info.st_mode & S_IFMT
+        if type == S_IFDIR {
+            throw SecureStoreError(.notAvailable, "The \(what) \(path) is a folder, not a file. Give the path of the "
+                + "\(what) itself.")
+        }
+        guard type == S_IFREG else {
+            throw SecureStoreError(.notAvailable, "The \(what) \(path) is not a regular file; refusing it.")
+        }
+    }
+
+    /// The 32 bytes of the key file at `path`. When there is none: with `creating`, a new one with random
+    /// bytes (mode 0600, never through a planted symbolic link); without, an error (the key of an existing
+    /// store is missing: a new key would not open it). An existing key file is checked like ssh checks keys.
+    package static func keyFile(at path: String, creating: Bool = true) throws(SecureStoreError) -> [UInt8] {
+        var fd: Int32 = -1
+        if creating {
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
         if fd >= 0 {
             var key = Sodium.random(Sodium.keyBytes)
             defer { Sodium.zero(&key) }
@@ -45,22 +102,29 @@ package enum Files {
             }
             return key
         }
-        guard errno == EEXIST else {
+        if creating, errno != EEXIST {
             throw SecureStoreError(.io, "Could not create the key file \(path): \(String(cString: strerror(errno))).")
         }
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
-            throw SecureStoreError(.notAvailable, "Could not read the key file \(path): \(String(cString: strerror(errno))).")
+            let code = errno
+            if code == ENOENT {
+                var link = stat()
+                if lstat(path, &link) == 0 {   // a dangling link: refused, never created through
+                    try checkPrivate(path, what: "key file")
+                }
+                throw SecureStoreError(.notAvailable, "The key file \(path) is missing, but the store it opens already "
+                    + "exists: a new key would not open it, so none is made. Restore the key file from your backup, or "
+                    + "give the right keyFile or passphrase.")
+            }
+            throw SecureStoreError(.notAvailable, "Could not read the key file \(path): \(String(cString: strerror(code))).")
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             throw SecureStoreError(.io, "Could not inspect the key file \(path).")
         }
-        guard info.st_mode & 0o077 == 0 else {
-            throw SecureStoreError(.authFailed,
-                "The key file \(path) can be read by other users (mode \(String(info.st_mode & 0o777, radix: 8))); refusing it. Run: chmod 600 \(path)")
-        }
+        try checkPrivate(info, path: path, what: "key file")
         var key = [UInt8](repeating: 0, count: Sodium.keyBytes + 1)
         let count = read(fd, &key, key.count)
         guard count == Sodium.keyBytes else {

@@ -32,8 +32,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     /// The sealer for `key`; a passphrase uses the stored salt and costs when there are some, else new ones
-    /// (`cost`).
-    package static func make(_ key: StoreKey, storedKDF: [UInt8]?, cost: PassphraseCost)
+    /// (`cost`). A missing key file is created only when `creatingKeyFile` (a new store).
+    package static func make(_ key: StoreKey, storedKDF: [UInt8]?, cost: PassphraseCost, creatingKeyFile: Bool = true)
         throws(SecureStoreError) -> RecordSealer
     {
         try Sodium.ready()
@@ -75,7 +75,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             if storedKDF != nil {
                 throw SecureStoreError(.authFailed, "This store is opened with a passphrase, not a key.")
             }
-            var bytes = try key.keyBytes()
+            var bytes = try key.keyBytes(creating: creatingKeyFile)
             defer { Sodium.zero(&bytes) }
             master = try SecretKey(copying: bytes)
         }

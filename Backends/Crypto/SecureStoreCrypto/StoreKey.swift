@@ -3,7 +3,9 @@ public import Foundation
 
 /// Where a store's 256-bit master key comes from (shared by every encrypted backend).
 public enum StoreKey: Sendable {
-    /// A file of 32 random bytes, created (mode 0600) when absent; refused when group or others may read it.
+    /// A file of 32 random bytes, created (mode 0600) with a new store; refused unless it is a regular file of
+    /// this user that group and others may neither read nor write. A store that exists is never given a new
+    /// key file: a missing one is an error.
     case keyFile(String)
     /// A passphrase stretched with Argon2id (salt and costs are stored with the store).
     case passphrase(Data)
@@ -20,8 +22,9 @@ public enum StoreKey: Sendable {
         XDG.base("XDG_CONFIG_HOME", ".config") + "/securestore/store.key"
     }
 
-    /// The 32 bytes of a raw or file key (the caller zeroes them).
-    package func keyBytes() throws(SecureStoreError) -> [UInt8] {
+    /// The 32 bytes of a raw or file key (the caller zeroes them). A missing key file is created only when
+    /// `creating` (a new store); the key file of an existing store is never replaced by a new one.
+    package func keyBytes(creating: Bool = true) throws(SecureStoreError) -> [UInt8] {
         switch self {
         case .raw(let data):
             guard data.count == Sodium.keyBytes else {
@@ -29,11 +32,11 @@ public enum StoreKey: Sendable {
             }
             return Array(data)
         case .keyFile(let path):
-            return try Files.keyFile(at: path)
+            return try Files.keyFile(at: path, creating: creating)
         case .defaultKeyFile:
             let path = Self.defaultKeyFilePath
-            try Files.createDirectory((path as NSString).deletingLastPathComponent)
-            return try Files.keyFile(at: path)
+            if creating { try Files.createDirectory((path as NSString).deletingLastPathComponent) }
+            return try Files.keyFile(at: path, creating: creating)
         case .passphrase:
             throw SecureStoreError(.internalError, "A passphrase has no key bytes of its own.")
         }

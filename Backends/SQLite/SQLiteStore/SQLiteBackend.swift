@@ -18,33 +18,94 @@ public final class SQLiteBackend: StorageBackend {
 
     /// Opens (creating when absent) the store at `path` with `key`.
     ///
-    /// - Throws: `authFailed` when the key does not open an existing store (the file is left untouched),
-    ///   `decode` when the file is not a SecureStore database, `notAvailable` for a newer schema.
+    /// An existing store file, its `-wal` and `-shm` files and the key file are checked like ssh checks its
+    /// keys: regular files of this user that group and others may neither read nor write (a symbolic link is
+    /// followed only to such a file). A new store is built in a private temporary file and linked into place,
+    /// so `path` never holds a half-made store and a file or link planted there is never written into. An
+    /// existing empty file is an error (a truncated store), never a new store; an existing store whose key
+    /// file is missing is an error, never a new key.
+    ///
+    /// - Throws: `authFailed` when the key does not open an existing store (the file is left untouched) or a
+    ///   file fails the owner/mode check, `decode` when the file is not a SecureStore database (or is empty),
+    ///   `notAvailable` for a newer schema, a missing key file or a folder given as a file.
     ///
     /// - Parameter readOnly: open an existing store for reading only (nothing is created or written; a write
-    ///   gives `readOnly`). A store file this process may not write (a read-only mount, no write permission)
-    ///   is opened this way by itself, so reads still work.
+    ///   gives `readOnly`), such as an export being imported: such a file is not required to be private. A
+    ///   store file this process may not write, or one in a folder it may not write (where SQLite could not
+    ///   create `-wal` or `-shm`), is opened this way by itself, so reads still work.
     public init(path: String, key: SQLiteKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
-        let exists = access(path, F_OK) == 0
-        let readOnly = readOnly || (exists && access(path, W_OK) != 0)
-        if readOnly {
-            guard exists else {
+        let ms = Int32(clamping: busyTimeout.components.seconds * 1000
+                       + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        var info = stat()
+        let exists = stat(path, &info) == 0   // follows a link: the file it leads to is what is checked
+        let statError = errno
+        if !exists, statError != ENOENT {
+            throw SecureStoreError(.notAvailable,
+                "Could not inspect the store file \(path): \(String(cString: strerror(statError))).")
+        }
+        if !exists {
+            var link = stat()
+            if lstat(path, &link) == 0 { try Files.checkPrivate(path, what: "store file") }   // a dangling link
+            if readOnly {
                 throw SecureStoreError(.notAvailable, "There is no store file at \(path) to open for reading.")
             }
-        } else if !exists {
             if case .passphrase = key, let problem = passphraseCost.problem {   // before a file is created
                 throw .param("passphraseCost", "The passphrase cost is \(problem).")
             }
-            try Files.createFileIfAbsent(path)
+            if let created = try Connection.create(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms) {
+                self.readOnly = false
+                state = Locked(created)
+                return
+            }
+            // Something appeared at `path` meanwhile: another process created the store (or planted a file).
+            guard stat(path, &info) == 0 else {
+                try Files.checkPrivate(path, what: "store file")
+                throw SecureStoreError(.io, "The store file \(path) appeared and vanished while it was being created; try again.")
+            }
         }
+        let real = Self.realPath(path)
+        let folder = (real as NSString).deletingLastPathComponent
+        if readOnly {
+            try Files.checkRegular(info, path: path, what: "store file")
+        } else {
+            try Files.checkPrivate(info, path: path, what: "store file")
+            for suffix in ["-wal", "-shm"] {
+                var sidecar = stat()
+                if stat(real + suffix, &sidecar) == 0 {
+                    try Files.checkPrivate(sidecar, path: real + suffix, what: "store's \(suffix) file")
+                }
+            }
+        }
+        guard info.st_size > 0 else {
+            throw SecureStoreError(.decode, "The store file \(path) is empty (0 bytes): it holds no store. If it held "
+                + "one, it was truncated: restore it from a backup. To start a new store at this path, remove the empty "
+                + "file first.")
+        }
+        // Writing needs the file and its folder (SQLite creates -wal and -shm next to the file).
+        let folderWritable = access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0
+        let readOnly = readOnly || access(path, W_OK) != 0 || !folderWritable
         self.readOnly = readOnly
-        let ms = Int32(clamping: busyTimeout.components.seconds * 1000
-                       + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
-        let connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
-                                             readOnly: readOnly)
-        state = Locked(connection)
+        do throws(SecureStoreError) {
+            state = Locked(try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
+                                               readOnly: readOnly))
+        } catch {
+            guard !folderWritable, error.code == .notAvailable || error.code == .readOnly || error.code == .io else {
+                throw error
+            }
+            throw SecureStoreError(error.code, "The store \(path) cannot be read: its folder \(folder) is not writable, "
+                + "and SQLite needs to create files there (\((real as NSString).lastPathComponent)-shm) to read a store "
+                + "whose write-ahead log (-wal) is not merged yet. Make the folder writable (chmod u+w \(folder)) and open "
+                + "the store once, or copy the store files to a folder you can write. (\(error.message))")
+        }
+    }
+
+    /// `path` with symbolic links resolved (SQLite puts `-wal` and `-shm` next to the file a link leads to).
+    private static func realPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Whether the store was opened for reading only.
@@ -173,59 +234,82 @@ extension SQLiteBackend {
     final class Connection: @unchecked Sendable {   // only ever used under the backend's lock
         let db: SQLiteConnection
         private(set) var sealer: RecordSealer
+        /// The key-check value the store held when this connection opened it (or after its own rekey): the key
+        /// epoch every transaction checks.
+        private(set) var epoch: [UInt8]
 
         static let selectColumns = "SELECT id, cls, ref, ukey, blob FROM items"
         static let selectByUniqueKey = selectColumns + " WHERE ukey = ? ORDER BY id"
+        static let selectCheck = "SELECT v FROM meta WHERE k = 'check'"
 
-        private init(db: SQLiteConnection, sealer: RecordSealer) {
+        private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8]) {
             self.db = db
             self.sealer = sealer
+            self.epoch = epoch
         }
 
+        /// Builds a new store in a private temporary file next to `path` and links it into place (`link`
+        /// never replaces or follows anything at `path`). Returns nil, having changed nothing, when something
+        /// is at `path` by then.
+        static func create(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32)
+            throws(SecureStoreError) -> Connection?
+        {
+            let suffix = Sodium.random(6).map { String(format: "%02x", $0) }.joined()
+            let temporary = path + ".creating-" + suffix
+            guard try Files.createExclusive(temporary, shownAs: path) else {
+                throw SecureStoreError(.io, "Could not create the store file \(path): \(temporary) is in the way.")
+            }
+            defer { for name in [temporary, temporary + "-wal", temporary + "-shm"] { unlink(name) } }
+            let sealer = try RecordSealer.make(key, storedKDF: nil, cost: cost, creatingKeyFile: true)
+            let check = sealer.makeCheck()
+            do {
+                let db = try SQLiteConnection(path: temporary, busyTimeoutMilliseconds: busyMilliseconds)
+                defer { db.close() }
+                try db.exec("PRAGMA journal_mode=WAL")
+                try db.exec("BEGIN IMMEDIATE")
+                do throws(SecureStoreError) {
+                    try db.exec("""
+                        CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
+                        CREATE TABLE items(id INTEGER PRIMARY KEY, cls INTEGER NOT NULL, ref BLOB NOT NULL,
+                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL);
+                        CREATE INDEX items_ref ON items(ref);
+                        CREATE INDEX items_ukey ON items(ukey);
+                        CREATE INDEX items_cls ON items(cls, id);
+                        CREATE INDEX items_svc ON items(svc);
+                        CREATE INDEX items_acct ON items(acct);
+                        PRAGMA user_version = \(SQLiteBackend.schemaVersion);
+                        """)
+                    try writeMeta(db, sealer, check: check)
+                    try db.exec("COMMIT")
+                } catch {
+                    try? db.exec("ROLLBACK")
+                    throw error
+                }
+            }
+            guard link(temporary, path) == 0 else {
+                let code = errno
+                if code == EEXIST { return nil }
+                throw SecureStoreError(code == EACCES || code == EROFS ? .readOnly : .io,
+                                       "Could not create the store file \(path): \(String(cString: strerror(code))).")
+            }
+            let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
+            let connection = Connection(db: db, sealer: sealer, epoch: check)
+            try connection.configure()
+            return connection
+        }
+
+        /// Opens an existing store; nothing is written before the key check passed.
         static func open(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32,
                          readOnly: Bool = false) throws(SecureStoreError) -> Connection
         {
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
-            // Nothing below writes to an existing file before its key check passed.
             if try !hasSchema(db) {
                 guard try integer(db, "SELECT count(*) FROM sqlite_master") == 0 else {
                     throw SecureStoreError(.decode,
                         "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
                 }
-                if readOnly {
-                    throw SecureStoreError(.decode, "The file \(path) is empty: it holds no SecureStore store to read.")
-                }
-                try db.exec("PRAGMA journal_mode=WAL")
-                try db.exec("BEGIN IMMEDIATE")
-                do throws(SecureStoreError) {
-                    if try !hasSchema(db) {
-                        guard try integer(db, "SELECT count(*) FROM sqlite_master") == 0 else {
-                            throw SecureStoreError(.decode,
-                                "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
-                        }
-                        let sealer = try RecordSealer.make(key, storedKDF: nil, cost: cost)
-                        try db.exec("""
-                            CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
-                            CREATE TABLE items(id INTEGER PRIMARY KEY, cls INTEGER NOT NULL, ref BLOB NOT NULL,
-                                               ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL);
-                            CREATE INDEX items_ref ON items(ref);
-                            CREATE INDEX items_ukey ON items(ukey);
-                            CREATE INDEX items_cls ON items(cls, id);
-                            CREATE INDEX items_svc ON items(svc);
-                            CREATE INDEX items_acct ON items(acct);
-                            PRAGMA user_version = \(SQLiteBackend.schemaVersion);
-                            """)
-                        try writeMeta(db, sealer)
-                        try db.exec("COMMIT")
-                        let connection = Connection(db: db, sealer: sealer)
-                        try connection.configure()
-                        return connection
-                    }
-                    try db.exec("ROLLBACK")
-                } catch {
-                    try? db.exec("ROLLBACK")
-                    throw error
-                }
+                throw SecureStoreError(.decode, "The file \(path) is an empty database: it holds no SecureStore store. "
+                    + "To start a new store at this path, remove the file first.")
             }
             let version = try integer(db, "PRAGMA user_version")
             guard version <= SQLiteBackend.schemaVersion else {
@@ -236,9 +320,11 @@ extension SQLiteBackend {
                 throw SecureStoreError(.decode, "The store file has an unknown schema version \(version).")
             }
             let storedKDF = try meta(db, "kdf")
-            let sealer = try RecordSealer.make(key, storedKDF: storedKDF, cost: cost)
-            try sealer.verify(check: try meta(db, "check"))
-            let connection = Connection(db: db, sealer: sealer)
+            let check = try meta(db, "check")
+            // The store exists: its key file must too (never a new key for it).
+            let sealer = try RecordSealer.make(key, storedKDF: storedKDF, cost: cost, creatingKeyFile: false)
+            try sealer.verify(check: check)
+            let connection = Connection(db: db, sealer: sealer, epoch: check ?? [])
             try connection.configure(readOnly: readOnly)
             if version < SQLiteBackend.schemaVersion, !readOnly {
                 // The upgrade from 1: only the version changes (records of both versions are read).
@@ -274,18 +360,24 @@ extension SQLiteBackend {
             return nil
         }
 
-        private static func writeMeta(_ db: SQLiteConnection, _ sealer: RecordSealer) throws(SecureStoreError) {
+        /// Writes the KDF parameters and `check` (the new key epoch).
+        private static func writeMeta(_ db: SQLiteConnection, _ sealer: RecordSealer, check: [UInt8]) throws(SecureStoreError) {
             try db.query("DELETE FROM meta WHERE k = 'kdf'")
             if let kdf = sealer.kdfParameters {
                 try db.query("INSERT INTO meta(k, v) VALUES ('kdf', ?)", [.blob(kdf)])
             }
-            try db.query("INSERT OR REPLACE INTO meta(k, v) VALUES ('check', ?)", [.blob(sealer.makeCheck())])
+            try db.query("INSERT OR REPLACE INTO meta(k, v) VALUES ('check', ?)", [.blob(check)])
         }
 
         func transaction<T>(writing: Bool, _ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
             // Cached prepared statements (sqlite3_exec would parse the SQL on every transaction).
             try db.query(writing ? "BEGIN IMMEDIATE" : "BEGIN")
             do throws(SecureStoreError) {
+                // The key epoch, read under the transaction's lock (the write lock for a writer): a store re-keyed
+                // since this connection opened it fails here, before a row is sealed or opened with the old key.
+                // One indexed read of a tiny row on a cached statement.
+                let stored: [UInt8]? = if case .blob(let b)? = try db.query(Self.selectCheck).first?.first { b } else { nil }
+                try RecordSealer.requireSameEpoch(stored: stored, opened: epoch)
                 let result = try body()
                 try db.query("COMMIT")
                 return result
@@ -344,6 +436,7 @@ extension SQLiteBackend {
 
         func rekey(to newKey: SQLiteKey, cost: PassphraseCost) throws(SecureStoreError) {
             let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: cost)
+            let newCheck = newSealer.makeCheck()
             try transaction(writing: true) { () throws(SecureStoreError) in
                 let rows = try db.query(Self.selectColumns + " ORDER BY id")
                 for row in rows {
@@ -353,9 +446,10 @@ extension SQLiteBackend {
                                  [.blob(new.ref), .blob(new.ukey), .blob(new.svc), .blob(new.acct), .blob(new.blob),
                                   .integer(id)])
                 }
-                try Self.writeMeta(db, newSealer)
+                try Self.writeMeta(db, newSealer, check: newCheck)
             }
             sealer = newSealer
+            epoch = newCheck
         }
     }
 }

@@ -61,9 +61,14 @@ final class SQLiteConnection {
         return out
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Finalizes every statement and closes the connection (idempotent; nothing works afterwards).
+    func close() {
         for (_, stmt) in statements { sqlite3_finalize(stmt) }
+        statements = [:]
         sqlite3_close_v2(db)
+        db = nil
     }
 
     /// Runs SQL without results (may hold several statements).
@@ -152,7 +157,8 @@ final class SQLiteConnection {
         case SQLITE_IOERR:
             return SecureStoreError(.io, "An I/O error occurred while trying to \(context): \(detail).")
         case SQLITE_READONLY:
-            return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); could not \(context).")
+            // No SQL text in the message: what failed is a write, whatever the statement.
+            return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); nothing was written.")
         case SQLITE_ERROR where detail.contains("unsupported file format") || detail.contains("malformed"):
             // A damaged header or schema (found by fuzzing: it used to surface as an internal error).
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged, or not a database this SQLite can read): \(detail).")

@@ -3,8 +3,11 @@
 //   securestore-sqlite-worker add  DB HEXKEY PREFIX FIRST COUNT   adds PREFIX-i for i in FIRST..<FIRST+COUNT
 //   securestore-sqlite-worker loop DB HEXKEY PREFIX               adds PREFIX-0, PREFIX-1, … until killed
 //   securestore-sqlite-worker default                             adds one item to the default store
+//   securestore-sqlite-worker read DB HEXKEY PREFIX FIRST COUNT   reads PREFIX-i back, then tries one add
 //
-// Prints one line per add, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE".
+// Prints one line per add, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE"; `read` prints
+// "read NAME" (the secret is NAME), "bad NAME" or "err NAME CODE MESSAGE", then "write ok" or
+// "write err CODE MESSAGE", or "fatal CODE MESSAGE" when the store does not open.
 import Foundation
 import SecureStore
 import SQLiteStore
@@ -37,6 +40,34 @@ while hex.count >= 2 {
     guard let b = UInt8(hex.prefix(2), radix: 16) else { exit(2) }
     keyBytes.append(b)
     hex = hex.dropFirst(2)
+}
+
+if args[1] == "read" {
+    do throws(SecureStoreError) {
+        let store = try SQLiteStore(path: args[2], key: .raw(keyBytes))
+        let first = args.count > 5 ? Int(args[5]) ?? 0 : 0
+        let count = args.count > 6 ? Int(args[6]) ?? 0 : 0
+        for i in first..<(first + count) {
+            let name = "\(args[4])-\(i)"
+            do throws(SecureStoreError) {
+                let query = ItemQuery(.genericPassword, [.service: .string("worker"), .account: .string(name)], returning: .data)
+                let data = try store.copyMatching(query).items.first?.data
+                say(data == Data(name.utf8) ? "read \(name)" : "bad \(name)")
+            } catch {
+                say("err \(name) \(error.code.name) \(error.message)")
+            }
+        }
+        do throws(SecureStoreError) {
+            try store.add(NewItem(.genericPassword, [.service: .string("worker"), .account: .string("written")]), returning: [])
+            say("write ok")
+        } catch {
+            say("write err \(error.code.name) \(error.message)")
+        }
+        exit(0)
+    } catch {
+        say("fatal \(error.code.name) \(error.message)")
+        exit(1)
+    }
 }
 
 do {

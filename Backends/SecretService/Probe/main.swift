@@ -9,6 +9,8 @@ import SecretServiceStore
 //   securestore-secretservice-probe killed   kill gnome-keyring mid-run, expect an error, restart it, work again
 //   securestore-secretservice-probe stopped  stop (SIGSTOP) gnome-keyring: a bounded notAvailable, then works again
 //   securestore-secretservice-probe locked   lock the collection, expect interactionNotAllowed, restart unlocked
+//   securestore-secretservice-probe race NAMESPACE COUNT   adds k-0 … k-(COUNT-1) to NAMESPACE, one line each:
+//                                            `ok k-i`, `dup k-i` or `err k-i CODE MESSAGE` (for racing processes)
 //
 // Prints one line per step: `step NAME ok MS` or `step NAME error CODE MS MESSAGE`. `killed` and `locked`
 // expect a private bus with a gnome-keyring (run them under scripts/with-keyring.sh); they need
@@ -128,6 +130,24 @@ case "locked":
         }
     }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
+case "race":
+    let args = CommandLine.arguments
+    guard args.count == 4, let count = Int(args[3]) else { say("usage: race NAMESPACE COUNT"); exit(2) }
+    do throws(SecureStoreError) {
+        let racer = try SecretServiceStore(namespace: args[2])
+        for i in 0..<count {
+            do throws(SecureStoreError) {
+                try racer.add(NewItem(.genericPassword, [.service: "race", .account: .string("k-\(i)")],
+                                      data: Data("\(getpid())".utf8)), returning: [])
+                say("ok k-\(i)")
+            } catch {
+                say(error.code == .duplicateItem ? "dup k-\(i)" : "err k-\(i) \(error.code.name) \(error.message)")
+            }
+        }
+    } catch {
+        say("fatal \(error.code.name) \(error.message)")
+        exit(1)
+    }
 default:
     guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }

@@ -14,6 +14,8 @@ public final class SecretServiceBackend: StorageBackend {
     public let collection: String
     public let namespace: String
     private let state: Locked<Connection?>
+    /// Serializes this namespace's writers across the processes of this machine (held for a writing transaction).
+    private let writerLock: WriterLock
 
     /// Connects at once, so a missing Secret Service is reported here.
     public init(collection: String = "default", namespace: String) throws(SecureStoreError) {
@@ -25,6 +27,7 @@ public final class SecretServiceBackend: StorageBackend {
         }
         self.collection = collection
         self.namespace = namespace
+        writerLock = WriterLock(collection: collection, namespace: namespace)
         let connection = try Connection.open(collection: collection, activate: true)
         state = Locked(connection)
     }
@@ -35,44 +38,58 @@ public final class SecretServiceBackend: StorageBackend {
         throws(SecureStoreError) -> T
     {
         let outcome: Box<Result<T, SecureStoreError>> = state.withLock { slot in
-            // A reused connection may be stale (the daemon was restarted: libsecret's proxy still addresses
-            // the old daemon's unique name). Then the transaction (rolled back) runs once more on a new one.
-            var attempt = 0
-            var timedOut = false   // a daemon that did not answer gets no second wait
-            while true {
-                attempt += 1
-                let reused = slot != nil
-                do throws(SecureStoreError) {
-                    let connection: Connection
-                    if let existing = slot {
-                        connection = existing
-                    } else {
-                        connection = try Connection.open(collection: collection, activate: false)
-                        slot = connection
-                    }
-                    do throws(SecureStoreError) {
-                        try connection.checkUnlocked()
-                        var txn = SecretServiceTransaction(connection: connection, namespace: namespace)
-                        do throws(SecureStoreError) {
-                            return Box(.success(try body(&txn)))
-                        } catch {
-                            txn.rollBack()
-                            throw error
-                        }
-                    } catch {
-                        if connection.broken {   // reconnect on the next try / transaction
-                            slot = nil
-                            timedOut = connection.timedOut
-                        }
-                        throw error
-                    }
-                } catch {
-                    if reused, slot == nil, attempt == 1, !timedOut, error.code == .notAvailable { continue }
-                    return Box(.failure(error))
-                }
+            guard writing else { return run(&slot, body) }
+            // Writers of this namespace in other processes of this machine wait for this one (uniqueness).
+            let locked = Result { () throws(SecureStoreError) in try writerLock.withLock { run(&slot, body) } }
+            switch locked {
+            case .success(let box): return box
+            case .failure(let error): return Box(.failure(error))
             }
         }
         return try outcome.value.get()
+    }
+
+    /// One transaction on the connection in `slot` (opened when there is none), once more on a new
+    /// connection when a reused one turned out stale.
+    private func run<T>(_ slot: inout Connection?, _ body: (inout SecretServiceTransaction) throws(SecureStoreError) -> T)
+        -> Box<Result<T, SecureStoreError>>
+    {
+        // A reused connection may be stale (the daemon was restarted: libsecret's proxy still addresses
+        // the old daemon's unique name). Then the transaction (rolled back) runs once more on a new one.
+        var attempt = 0
+        var timedOut = false   // a daemon that did not answer gets no second wait
+        while true {
+            attempt += 1
+            let reused = slot != nil
+            do throws(SecureStoreError) {
+                let connection: Connection
+                if let existing = slot {
+                    connection = existing
+                } else {
+                    connection = try Connection.open(collection: collection, activate: false)
+                    slot = connection
+                }
+                do throws(SecureStoreError) {
+                    try connection.checkUnlocked()
+                    var txn = SecretServiceTransaction(connection: connection, namespace: namespace)
+                    do throws(SecureStoreError) {
+                        return Box(.success(try body(&txn)))
+                    } catch {
+                        txn.rollBack()
+                        throw error
+                    }
+                } catch {
+                    if connection.broken {   // reconnect on the next try / transaction
+                        slot = nil
+                        timedOut = connection.timedOut
+                    }
+                    throw error
+                }
+            } catch {
+                if reused, slot == nil, attempt == 1, !timedOut, error.code == .notAvailable { continue }
+                return Box(.failure(error))
+            }
+        }
     }
 }
 

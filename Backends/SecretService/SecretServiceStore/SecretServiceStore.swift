@@ -13,9 +13,19 @@ extension Keychain where Backend == SecretServiceBackend {
     ///   - namespace: separates this store's items from every other store's in the same collection.
     /// - Throws: `notAvailable` without a session bus or Secret Service; `interactionNotAllowed` when the
     ///   collection is locked (no prompt is ever shown); `param` for an unusable namespace.
+    ///   - configuration: nil for the default, whose access groups are ``defaultAccessGroups(namespace:)``.
     public convenience init(collection: String = "default", namespace: String,
-                            configuration: StoreConfiguration = StoreConfiguration()) throws(SecureStoreError) {
+                            configuration: StoreConfiguration? = nil) throws(SecureStoreError) {
         try self.init(backend: SecretServiceBackend(collection: collection, namespace: namespace),
-                      configuration: configuration)
+                      configuration: configuration
+                          ?? StoreConfiguration(accessGroups: Self.defaultAccessGroups(namespace: namespace)))
+    }
+
+    /// The access groups of a store with none configured: ``StoreConfiguration/defaultAccessGroup``, as on
+    /// every backend (new items go there), then the namespace itself, the default group of earlier versions,
+    /// so items stored with it stay visible, changeable and deletable.
+    public static func defaultAccessGroups(namespace: String) -> [String] {
+        namespace == StoreConfiguration.defaultAccessGroup
+            ? [StoreConfiguration.defaultAccessGroup] : [StoreConfiguration.defaultAccessGroup, namespace]
     }
 }

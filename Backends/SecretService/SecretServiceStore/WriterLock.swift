@@ -1,0 +1,80 @@
+import SecureStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serializes the writers of one namespace of one collection across the processes of this machine: an
+/// exclusive `flock` on a lock file, held for the whole writing transaction, so the core's check-then-create
+/// (uniqueness) cannot race with another process's.
+///
+/// The lock file is `$XDG_RUNTIME_DIR/securestore/secret-service-HASH.lock` (HASH: of collection and
+/// namespace), mode 0600, in a 0700 folder of this user. Without `XDG_RUNTIME_DIR` (no login session) it is
+/// `/tmp/securestore-UID/` instead, a 0700 folder that must belong to this user. It does not cover writers
+/// on other machines (the keyring is per machine anyway) or programs that write the keyring without this
+/// lock (see MAPPING.md).
+final class WriterLock: @unchecked Sendable {   // used only under the backend's mutex
+    let path: String
+    private var fd: Int32 = -1
+    /// How long a writer waits for another process's transaction before giving up.
+    static let wait: Duration = .seconds(10)
+
+    init(collection: String, namespace: String) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a 64: a collision only makes two stores share a lock
+        for byte in Array(collection.utf8) + [0] + Array(namespace.utf8) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        path = Self.folder() + "/secret-service-" + String(hash, radix: 16) + ".lock"
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// The folder of lock files: `$XDG_RUNTIME_DIR/securestore`, else `/tmp/securestore-UID`.
+    static func folder() -> String {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            return runtime + "/securestore"
+        }
+        return "/tmp/securestore-\(geteuid())"
+    }
+
+    /// Runs `body` holding the lock (waiting at most ``wait`` for it).
+    func withLock<T>(_ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        try acquire()
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    private func acquire() throws(SecureStoreError) {
+        if fd < 0 { fd = try Self.open(path) }
+        let deadline = ContinuousClock.now + Self.wait
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw SecureStoreError(.io, "Could not lock \(path): \(String(cString: strerror(errno))).")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw SecureStoreError(.io, "Another process kept this Secret Service namespace locked for writing for "
+                    + "longer than \(Self.wait) (\(path)); nothing was written. Try again.")
+            }
+            usleep(2_000)
+        }
+    }
+
+    /// Opens (creating) the lock file in a private folder of this user; never follows a link.
+    private static func open(_ path: String) throws(SecureStoreError) -> Int32 {
+        let folder = (path as NSString).deletingLastPathComponent
+        if mkdir(folder, 0o700) != 0, errno != EEXIST {
+            throw SecureStoreError(.io, "Could not create the lock folder \(folder): \(String(cString: strerror(errno))).")
+        }
+        var info = stat()
+        guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
+              info.st_mode & 0o077 == 0 else {
+            throw SecureStoreError(.authFailed, "The lock folder \(folder) must be a folder of yours that only you may "
+                + "use (mode 700); refusing it. Remove it (it is recreated), or run: chmod 700 \(folder)")
+        }
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw SecureStoreError(.io, "Could not open the lock file \(path): \(String(cString: strerror(errno))).")
+        }
+        return fd
+    }
+}
