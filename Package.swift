@@ -44,13 +44,13 @@ let package = Package(
         .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
         // Registers this package's backends for selection by name.
-        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "InMemoryStore", "SQLiteStore", "SecretServiceStore",
+        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "SecureStoreCrypto", "InMemoryStore", "SQLiteStore", "SecretServiceStore",
                                                                "PostgresStore"],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
                                                               "CProcessControl"],
                           path: "Sources/securestore"),
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
                                                              "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "SecureStoreCrypto", "PostgresStore", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
         // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:
         // Tests/SecItemPortingSwift5Tests is a symbolic link to Tests/SecItemPortingTests.

@@ -2,6 +2,7 @@ public import SecureStore
 import Foundation
 import InMemoryStore
 import SQLiteStore
+import SecureStoreCrypto
 import SecretServiceStore
 import PostgresStore
 
@@ -80,7 +81,7 @@ public enum BuiltinBackends {
 
     /// The SQLite key from settings: a passphrase from the environment variable `passphraseEnv` names, else
     /// `keyFile`, else the default key file (both is an error). The passphrase itself is never in the file.
-    static func sqliteKey(_ s: BackendSettings) throws(SecureStoreError) -> SQLiteKey {
+    static func sqliteKey(_ s: BackendSettings) throws(SecureStoreError) -> StoreKey {
         let variable = try s.string("passphraseEnv")
         if variable != nil, try s.string("keyFile") != nil {
             throw .param("keyFile", "\(s.source): both \"keyFile\" and \"passphraseEnv\" are set; the key comes from one "

@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SQLiteStore
+import SecureStoreCrypto
 import SecureStoreCLI
 
 /// export / import / migrate / rekey.
@@ -84,7 +85,7 @@ enum Transfer {
 
     /// Rotates the SQLite store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
     static func rekey(to target: RekeyTarget, _ context: Context) throws(CLIError) {
-        let key: SQLiteKey
+        let key: StoreKey
         switch target {
         case .keyFile(let file): key = .keyFile(file)
         case .passphraseEnvironment(let variable):

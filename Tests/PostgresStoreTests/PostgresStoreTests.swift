@@ -4,6 +4,7 @@ import TestSupport
 import SecureStore
 import PostgresStore
 import SQLiteStore
+import SecureStoreCrypto
 
 @Suite("PostgreSQL store")
 struct PostgresStoreTests {

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import SecureStore
 @testable import SQLiteStore
+import SecureStoreCrypto
 
 /// The key epoch: a store re-keyed by another process or store object makes a stale writer fail before it
 /// writes a row, so nothing acknowledged is ever unreadable under the new key.

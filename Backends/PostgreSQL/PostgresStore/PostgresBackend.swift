@@ -1,5 +1,6 @@
 public import SecureStore
 import Foundation
+public import SecureStoreCrypto
 
 package import SecureStoreCrypto
 
@@ -80,12 +81,9 @@ public final class PostgresBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { session in
-            UncheckedBox(Result { () throws(SecureStoreError) -> T in
-                try run(&session, writing: writing, body)
-            })
+        try state.withLock { (session: inout Session) throws(SecureStoreError) -> T in
+            try run(&session, writing: writing, body)
         }
-        return try outcome.value.get()
     }
 
     private func run<T>(_ session: inout Session, writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
@@ -156,12 +154,7 @@ public final class PostgresBackend: StorageBackend {
     /// as a signed big-endian integer. A maintenance job that holds it keeps every SecureStore writer of that
     /// namespace out; readers are never blocked.
     public static func advisoryLockKey(namespace: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("securestore namespace " + namespace).utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: FNV1a.hash(("securestore namespace " + namespace).utf8))
     }
 
     /// The lock held while the schema is created.
@@ -352,9 +345,4 @@ public final class PostgresBackend: StorageBackend {
             return removed
         }
     }
-}
-
-struct UncheckedBox<Value>: @unchecked Sendable {   // crosses the lock boundary only; never shared
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
