@@ -133,16 +133,10 @@ struct SecItemTests {
         #expect((counts[errSecSuccess] ?? 0) > 0)
     }
 
-    private func snapshot(_ store: any SecureStore) throws -> [ResultItem] {
-        var out: [ResultItem] = []
+    private func snapshot(_ store: any SecureStore) throws -> [Item] {
+        var out: [Item] = []
         for c in ItemClass.allCases {
-            let r = Result { () throws(SecureStoreError) -> QueryResult in
-                try store.copyMatching(ItemQuery(c, synchronizableAny: true, limit: .all, returning: [.attributes, .data, .persistentRef]))
-            }
-            switch r {
-            case .success(let q): out += q.items
-            case .failure(let e): if e.code != .itemNotFound { throw e }
-            }
+            out += try store.items(matching: ItemQuery(c, synchronizableAny: true, returning: [.attributes, .data, .persistentRef]))
         }
         return out
     }
