@@ -1,8 +1,10 @@
 import Foundation
 
-/// SecItem semantics over any ``StorageBackend``: validation, uniqueness, matching, dates, result shapes.
+/// SecItem semantics over any ``StorageBackend``: validation, uniqueness, matching, dates.
 ///
-/// This is the only place those rules live; every backend of this package is a `Keychain<Backend>`.
+/// This is the only place those rules live (operations here, checking input in `Keychain+Validation.swift`,
+/// matching and uniqueness in `Keychain+Matching.swift`); every backend of this package is a
+/// `Keychain<Backend>`. Apple's result shapes (one object or an array) are the SecItem module's.
 public final class Keychain<Backend: StorageBackend>: SecureStore {
     public let backend: Backend
     public let configuration: StoreConfiguration

@@ -20,4 +20,11 @@ package enum XDG {
     package static func dataFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         base("XDG_DATA_HOME", ".local/share", environment: environment) + "/securestore"
     }
+
+    /// `$XDG_RUNTIME_DIR/securestore` when `XDG_RUNTIME_DIR` is an absolute path, else `nil` (no login
+    /// session: there is no fallback under the home directory for runtime files).
+    package static func runtimeFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let value = environment["XDG_RUNTIME_DIR"], value.hasPrefix("/") else { return nil }
+        return value + "/securestore"
+    }
 }

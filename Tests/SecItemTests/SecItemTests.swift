@@ -192,3 +192,17 @@ struct Fuzz: RandomNumberGenerator {
         return d
     }
 }
+
+@Suite("SecItem error keys")
+struct SecItemErrorKeyTests {
+    @Test("a typed-API parameter name becomes the SecItem dictionary key; other names pass through")
+    func appleKeys() {
+        let pairs = [("limit", "m_Limit"), ("caseInsensitive", "m_CaseInsensitive"), ("returning", "r_Data"),
+                     ("data", "v_Data"), ("persistentRef", "v_PersistentRef"), ("itemClass", "class"),
+                     ("synchronizableAny", "sync"), ("acct", "acct"), ("url", "url")]
+        for (swift, apple) in pairs {
+            #expect(appleShaped(.param(swift, "m")).parameter == apple, "\(swift)")
+        }
+        #expect(appleShaped(SecureStoreError(.io, "m")).parameter == nil)
+    }
+}

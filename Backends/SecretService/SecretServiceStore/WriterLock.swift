@@ -29,9 +29,7 @@ final class WriterLock: @unchecked Sendable {   // used only under the backend's
 
     /// The folder of lock files: `$XDG_RUNTIME_DIR/securestore`, else `/tmp/securestore-UID`.
     static func folder() -> String {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            return runtime + "/securestore"
-        }
+        if let runtime = XDG.runtimeFolder() { return runtime }
         return "/tmp/securestore-\(geteuid())"
     }
 
