@@ -11,8 +11,8 @@ extension Keychain where Backend == InMemoryBackend {
 }
 
 /// Records in insertion order behind a lock (`Locked`), with dictionaries by persistent reference, by
-/// uniqueness key (a query that names an item's full key is one hash lookup) and by service and account (the
-/// attributes list queries name). Other queries scan the records in order; the core filters every answer.
+/// uniqueness key (a query that names an item's full key is one hash lookup) and by service (the attribute
+/// list queries name). Other queries scan the records in order; the core filters every answer.
 /// A failed writing transaction is undone from a log of its steps.
 public final class InMemoryBackend: StorageBackend {
     private let state = Locked(State())
@@ -43,7 +43,7 @@ public final class InMemoryBackend: StorageBackend {
         var slots: [ItemRecord?] = []
         var slotOf: [PersistentRef: Int] = [:]
         var slotByKey: [UniqueKey: Int] = [:]
-        /// The slots of each class-and-value of the indexed attributes (the default value when unset).
+        /// The slots of each class-and-value of the indexed attribute (the default value when unset).
         var slotsByValue: [ValueKey: Set<Int>] = [:]
         var removedCount = 0
         /// What this transaction did, newest last, to undo it in reverse.
@@ -122,7 +122,8 @@ public final class InMemoryBackend: StorageBackend {
             }
         }
 
-        static let indexed: [AttributeName] = [.service, .account]
+        /// The service: the attribute list queries name (an account names one item, which the key finds).
+        static let indexed: [AttributeName] = [.service]
 
         private mutating func file(_ record: ItemRecord, at slot: Int) {
             slotOf[record.persistentRef] = slot

@@ -9,6 +9,7 @@ extension Keychain {
     func newRecord(_ item: NewItem) throws(SecureStoreError) -> ItemRecord {
         var attributes = try validate(item.attributes, for: item.itemClass, writing: true)
         try StoreLimits.checkSecret(item.data?.count ?? 0)
+        attributes.reserveCapacity(attributes.count + 5)   // one copy, no rehash as the store's five are added
         if attributes[.accessGroup] == nil {
             attributes[.accessGroup] = .string(configuration.accessGroups[0])
         }
@@ -41,21 +42,18 @@ extension Keychain {
     ///
     /// One set of rules (`normalize`, `StoreLimits`): the usual, valid input is taken in one pass in any order;
     /// only when something is wrong are the attributes walked again in code order to find the first error.
+    /// Input already in normal form is returned as it is (a copy is made at the first value that changes).
     func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool = false)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
         let defined = itemClass?.attributes
-        var normalized: [AttributeName: AttributeValue] = [:]
-        normalized.reserveCapacity(attributes.count + 5)   // room for the five a new record gets
-        var valid = true
+        var normalized = attributes
         for (name, value) in attributes {
             guard defined?.contains(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
-                valid = false
-                break
+                throw firstError(attributes, for: itemClass, writing: writing)
             }
-            normalized[name] = clean
+            if clean != value { normalized[name] = clean }
         }
-        if !valid { throw firstError(attributes, for: itemClass, writing: writing) }
         if let group = normalized[.accessGroup] { try checkGroup(group) }
         return normalized
     }

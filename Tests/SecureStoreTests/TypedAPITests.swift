@@ -56,21 +56,21 @@ struct TypedAPITests {
                 return error.parameter
             }
         }
-        #expect(parameter { _ = try store.items(matching: ItemQuery(.genericPassword, limit: .count(0))) } == "limit")
-        #expect(parameter { _ = try store.delete(ItemQuery(.genericPassword, limit: .all)) } == "limit")
-        #expect(parameter { _ = try store.delete(ItemQuery(.genericPassword, caseInsensitive: true)) } == "caseInsensitive")
-        #expect(parameter { _ = try store.update(ItemQuery(.genericPassword, returning: .data), with: ItemChanges()) } == "returning")
-        #expect(parameter { _ = try store.items(matching: ItemQuery(nil, [.service: "s"])) } == "itemClass")
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.items(matching: ItemQuery(.genericPassword, limit: .count(0))) } == "limit")
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.delete(ItemQuery(.genericPassword, limit: .all)) } == "limit")
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.delete(ItemQuery(.genericPassword, caseInsensitive: true)) } == "caseInsensitive")
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.update(ItemQuery(.genericPassword, returning: .data), with: ItemChanges()) } == "returning")
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.items(matching: ItemQuery(nil, [.service: "s"])) } == "itemClass")
         var mixed = ItemQuery.item(.random())
         mixed.attributes[.service] = "s"
-        #expect(parameter { _ = try store.items(matching: mixed) } == "persistentRef")
-        #expect(parameter {
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.items(matching: mixed) } == "persistentRef")
+        #expect(parameter { () throws(SecureStoreError) in
             _ = try store.items(matching: ItemQuery(.genericPassword, [.synchronizable: true], synchronizableAny: true))
         } == "synchronizableAny")
         let big = Data(count: StoreLimits.maxSecretBytes + 1)
-        #expect(parameter { try store.add(NewItem(.genericPassword, [.service: "big"], data: big)) } == "data")
+        #expect(parameter { () throws(SecureStoreError) in try store.add(NewItem(.genericPassword, [.service: "big"], data: big)) } == "data")
         // Attributes are named by their code, as AttributeName identifies them.
-        #expect(parameter { _ = try store.items(matching: ItemQuery(.genericPassword, [.server: "h"])) } == "srvr")
+        #expect(parameter { () throws(SecureStoreError) in _ = try store.items(matching: ItemQuery(.genericPassword, [.server: "h"])) } == "srvr")
     }
 
     @Test("a missing account is the empty account for password and setPassword alike")
