@@ -77,7 +77,7 @@ let package = Package(
 
         // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret; raw libpq).
         .executableTarget(name: "securestore-bench",
-                          dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore",
+                          dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore", "SecItem",
                                          "CSQLite", "CSodium", "SecretServiceStore", "CSecret", "PostgresStore",
                                          "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench"),
