@@ -177,7 +177,7 @@ public final class ReferenceStore: SecureStore {
         }
         if let g = out["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
-                throw SecureStoreError(.missingEntitlement, "group")
+                throw SecureStoreError(.missingEntitlement, "group", parameter: "agrp")
             }
         }
         return out
@@ -282,7 +282,7 @@ public final class ReferenceStore: SecureStore {
         }
         if let g = codes["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
-                throw SecureStoreError(.missingEntitlement, "group")
+                throw SecureStoreError(.missingEntitlement, "group", parameter: "agrp")
             }
         }
         try Self.checkSecret(changes.data)
