@@ -61,7 +61,8 @@ struct CLI {
         Selection: --backend > SECURESTORE_BACKEND > --config / SECURESTORE_CONFIG / ~/.config/securestore/config.json > sqlite.
         `securestore COMMAND --help` describes a command's options.
         Exit codes: 0 ok, 1 not found, 2 usage or bad parameter, 3 duplicate item, 4 authentication failed,
-        5 data corrupted or tampered, 6 backend unavailable or locked, 70 anything else.
+        5 data corrupted or tampered, 6 backend unavailable or locked, 7 read-only (a standby or read-only store),
+        8 outcome unknown (committed on the primary, not confirmed by a synchronous standby), 70 anything else.
         """
 }
 
@@ -100,7 +101,9 @@ enum CLIError: Error {
             case .duplicateItem: 3
             case .authFailed: 4
             case .decode: 5
-            case .notAvailable, .interactionNotAllowed, .readOnly: 6
+            case .notAvailable, .interactionNotAllowed: 6
+            case .readOnly: 7
+            case .outcomeUnknown: 8
             default: 70
             }
         }
