@@ -417,7 +417,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     }
 
     private func lost(_ reason: String) -> SecureStoreError {
-        SecureStoreError(.notAvailable,
+        let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+        return SecureStoreError(.notAvailable,
             "The connection to PostgreSQL at \(endpoint) was lost: \(reason.isEmpty ? "no answer" : reason). The next call reconnects.")
     }
 
