@@ -47,7 +47,7 @@ let package = Package(
                                                                "PostgresStore"],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool.
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore"],
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreBackends", "SQLiteStore", "PostgresStore"],
                           path: "Sources/securestore"),
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),

@@ -55,7 +55,7 @@ struct CLI {
           export     write every item to a passphrase-encrypted file (--output FILE)
           import     add every item of such a file (--input FILE)
           migrate    copy every item into the store another config selects (--to CONFIG_FILE), verified
-          rekey      rotate the SQLite key or passphrase
+          rekey      rotate the SQLite or PostgreSQL key or passphrase
           backends   which backends exist, whether they work here, which is selected and why
 
         Selection: --backend > SECURESTORE_BACKEND > --config / SECURESTORE_CONFIG / ~/.config/securestore/config.json > sqlite.

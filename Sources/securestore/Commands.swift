@@ -289,7 +289,7 @@ enum Help {
         case "import": "usage: securestore import --input FILE\nAdds every item of an export file (all or nothing; a clash is an error)."
         case "migrate": "usage: securestore migrate --to CONFIG_FILE\nCopies every item into the store CONFIG_FILE selects, in one transaction,\n"
             + "verifies every copy, and leaves the source unchanged; on failure the target stays as it was."
-        case "rekey": "usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR\nRe-encrypts the SQLite store under a new key or passphrase."
+        case "rekey": "usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR\nRe-encrypts the SQLite or PostgreSQL store under a new key or passphrase."
         case "backends": "usage: securestore backends\nLists each backend, whether it works here (and why not), and which is selected and why."
         default: nil
         }

@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SQLiteStore
+import PostgresStore
 
 /// export / import / migrate / rekey.
 enum Transfer {
@@ -89,7 +90,7 @@ enum Transfer {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
-    /// Rotates the SQLite store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
+    /// Rotates the SQLite or PostgreSQL store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
     static func rekey(_ args: [String], _ context: Context) throws(CLIError) {
         guard args.count == 2 else { throw .usage("usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR") }
         let key: SQLiteKey
@@ -102,10 +103,14 @@ enum Transfer {
             key = .passphrase(p)
         default: throw .usage("usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR")
         }
-        guard let store = try context.open() as? SQLiteStore else {
-            throw .usage("rekey works on the sqlite backend only.")
+        let store = try context.open()
+        if let sqlite = store as? SQLiteStore {
+            try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
+        } else if let postgres = store as? PostgresStore {
+            try Commands.store { () throws(SecureStoreError) in try postgres.rekey(to: key) }
+        } else {
+            throw .usage("rekey works on the sqlite and postgres backends only.")
         }
-        try Commands.store { () throws(SecureStoreError) in try store.rekey(to: key) }
         print("re-encrypted every item under the new key; update your config to use it")
     }
 }

@@ -71,3 +71,23 @@ struct CLIPostgresTests {
         #expect(try back.run(["get", "--service", "mig", "--account", "a2"]).stdout == Data("s2".utf8))
     }
 }
+
+@Suite("securestore CLI rekey on PostgreSQL")
+struct CLIPostgresRekeyTests {
+    @Test("rekey --new-key-file: the old key file then gets exit 4, a config with the new one reads every item")
+    func rekey() throws {
+        let tool = try Tool.postgres()
+        for i in 0..<3 {
+            #expect(try tool.run(["add", "--service", "rk", "--account", "a\(i)"], stdin: Data("s\(i)".utf8)).status == 0)
+        }
+        guard let config = tool.environment["SECURESTORE_CONFIG"] else { Issue.record("no config"); return }
+        let dir = URL(fileURLWithPath: config).deletingLastPathComponent().path
+        let newKey = dir + "/new.key"
+        let rekeyed = try tool.run(["rekey", "--new-key-file", newKey])
+        #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
+        #expect(try tool.run(["get", "--service", "rk", "--account", "a1"]).status == 4)
+        let json = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\(dir)/store.key", with: newKey)
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        #expect(try tool.run(["get", "--service", "rk", "--account", "a1"]).stdout == Data("s1".utf8))
+    }
+}

@@ -124,7 +124,8 @@ public final class PostgresBackend: StorageBackend {
         throws(SecureStoreError) -> T
     {
         try run(writing: writing) { (connection, keys) throws(SecureStoreError) -> T in
-            var txn = Transaction(connection: connection, sealer: keys.sealer, namespace: namespace)
+            var txn = Transaction(connection: connection, sealer: keys.sealer, namespace: namespace, check: keys.check,
+                                  epochChecked: writing)
             return try body(&txn)
         }
     }
@@ -172,7 +173,7 @@ public final class PostgresBackend: StorageBackend {
     }
 
     /// The namespace's key-check value now.
-    private static func storedCheck(_ db: PostgresConnection, _ ns: PGValue) throws(SecureStoreError) -> [UInt8]? {
+    static func storedCheck(_ db: PostgresConnection, _ ns: PGValue) throws(SecureStoreError) -> [UInt8]? {
         let rows = try db.query("SELECT v FROM securestore_meta WHERE namespace = $1 AND k = 'check'", [ns]).rows
         if case .bytes(let v)? = rows.first?.first { return v }
         return nil
@@ -400,6 +401,10 @@ public final class PostgresBackend: StorageBackend {
         let connection: PostgresConnection
         let sealer: RecordSealer
         let namespace: String
+        /// The key-check value the sealer belongs to (its key epoch).
+        let check: [UInt8]
+        /// Whether this transaction already checked the epoch (writers do, under the lock).
+        let epochChecked: Bool
 
         static let select = "SELECT id, cls, ref, ukey, blob FROM securestore_items WHERE namespace = $1"
 
@@ -428,6 +433,11 @@ public final class PostgresBackend: StorageBackend {
             } else {
                 rows = try connection.query(Self.select + " ORDER BY id", [ns]).rows
             }
+            if rows.isEmpty, !epochChecked {
+                // Nothing under this key's indexes: after a rekey by someone else, say so instead of "not found".
+                try RecordSealer.requireSameEpoch(stored: try PostgresBackend.storedCheck(connection, .text(namespace)),
+                                                  opened: check)
+            }
             var found: [(id: Int64, record: ItemRecord)] = []
             found.reserveCapacity(rows.count)
             for row in rows {
@@ -436,7 +446,14 @@ public final class PostgresBackend: StorageBackend {
                 else {
                     throw SecureStoreError(.decode, "A stored item has a damaged row: the table was altered.")
                 }
-                found.append((id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id)))
+                do throws(SecureStoreError) {
+                    found.append((id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id)))
+                } catch {
+                    // A row this key cannot open: after a rekey by someone else that is the key, not damage.
+                    try RecordSealer.requireSameEpoch(stored: try PostgresBackend.storedCheck(connection, .text(namespace)),
+                                                      opened: check)
+                    throw error
+                }
             }
             if found.count > 1, filter.persistentRef != nil || filter.uniqueKeys != nil { found.sort { $0.id < $1.id } }
             return found.map(\.record)
