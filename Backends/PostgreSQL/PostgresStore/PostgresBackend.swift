@@ -172,6 +172,22 @@ public final class PostgresBackend: StorageBackend {
         keys.withLock { $0 = Keys(sealer: newSealer, check: newCheck) }
     }
 
+    /// The bytes of a hex string (as `encode(…, 'hex')` returns), nil for anything else.
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let high = UInt8(String(UnicodeScalar(digits[i])), radix: 16),
+                  let low = UInt8(String(UnicodeScalar(digits[i + 1])), radix: 16) else { return nil }
+            out.append(high << 4 | low)
+            i += 2
+        }
+        return out
+    }
+
     /// The namespace's key-check value now.
     static func storedCheck(_ db: PostgresConnection, _ ns: PGValue) throws(SecureStoreError) -> [UInt8]? {
         let rows = try db.query("SELECT v FROM securestore_meta WHERE namespace = $1 AND k = 'check'", [ns]).rows
@@ -198,10 +214,17 @@ public final class PostgresBackend: StorageBackend {
             var keep = true
             defer { pool.checkin(keep && connection.isOpen && !connection.inTransaction ? connection : nil) }
             let current = keys.withLock { $0 }
-            // A writer begins and takes its namespace's lock in one round trip.
+            // A writer begins, takes its namespace's lock and reads the key epoch in one round trip (in READ
+            // COMMITTED each statement sees what was committed before it started: after the lock).
+            var stored: [UInt8]? = nil
             do throws(SecureStoreError) {
-                try connection.execute(writing ? "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey))"
-                                               : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                if writing {
+                    let rows = try connection.execute("BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); "
+                        + "SELECT encode(v, 'hex') FROM securestore_meta WHERE namespace = \(try connection.literal(namespace)) AND k = 'check'")
+                    if case .text(let hex)? = rows.rows.first?.first { stored = Self.bytes(hex: hex) }
+                } else {
+                    try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                }
             } catch {
                 let lockWait = connection.lastSQLState == "55P03"
                 rollback(connection, &keep)
@@ -210,10 +233,7 @@ public final class PostgresBackend: StorageBackend {
                 throw error
             }
             do throws(SecureStoreError) {
-                if writing {
-                    try RecordSealer.requireSameEpoch(stored: try Self.storedCheck(connection, .text(namespace)),
-                                                      opened: current.check)
-                }
+                if writing { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
                 let result = try body(connection, current)
                 try connection.commit()
                 return result

@@ -429,11 +429,24 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
 
     // MARK: Statements
 
-    /// Runs SQL without parameters (one or several statements: `BEGIN`, DDL).
-    func execute(_ sql: String) throws(SecureStoreError) {
+    /// Runs SQL without parameters (one or several statements: `BEGIN`, DDL) in one round trip; returns the
+    /// rows of the last statement.
+    @discardableResult
+    func execute(_ sql: String) throws(SecureStoreError) -> PGRows {
         let result = try roundTrip(.statement) { PQsendQuery(conn, sql) }
         defer { if let result { PQclear(result) } }
         try check(result)
+        guard let result else { return PGRows(rows: [], affected: 0) }
+        return try Self.rows(result)
+    }
+
+    /// `text` as an SQL string literal, quoted and escaped by libpq for this connection's encoding.
+    func literal(_ text: String) throws(SecureStoreError) -> String {
+        guard let quoted = PQescapeLiteral(conn, text, text.utf8.count) else {
+            throw .param("namespace", "PostgreSQL cannot quote this value: \(oneLine(String(cString: PQerrorMessage(conn))))")
+        }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
     }
 
     /// Commits the open transaction; throws when the server rolled it back instead (an earlier statement
