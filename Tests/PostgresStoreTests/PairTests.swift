@@ -82,6 +82,8 @@ struct PostgresPairTests {
         #expect(facts["standby-add"] == ["7"], "\(lines)")
         #expect(facts["standby-get"] == ["0"], "\(lines)")
         #expect(facts["standby-rw-get"] == ["7"], "target_session_attrs=read-write on a standby alone is read-only too: \(lines)")
+        #expect(facts["prefer-standby-add"] == ["7"], "prefer-standby lands on the standby although the primary is first: \(lines)")
+        #expect(facts["prefer-standby-get"] == ["0"], "\(lines)")
     }
 
     @Test("a dead first host (accepts, never answers) costs one connect timeout, then under 0.2 s per CLI call")

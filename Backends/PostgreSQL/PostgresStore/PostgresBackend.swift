@@ -226,7 +226,9 @@ public final class PostgresBackend: StorageBackend {
                     try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 }
             } catch {
-                let lockWait = connection.lastSQLState == "55P03"
+                // Only the lock can keep the writer's first round trip waiting: a lock or statement timeout there
+                // (or the client's cancel at its deadline) is a wait for another writer.
+                let lockWait = writing && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
                 rollback(connection, &keep)
                 if error.code == .notAvailable, reused, attempt == 1 { continue }
                 if lockWait, keep { throw lockHeld(connection) }
@@ -273,7 +275,7 @@ public final class PostgresBackend: StorageBackend {
             holder = " (" + parts.joined(separator: ", ") + ")"
         }
         return SecureStoreError(.io,
-            "Another writer of namespace \(namespace) holds its lock\(holder); this call waited the lock timeout of \(options.lockTimeoutMilliseconds) ms for it and changed nothing. Try again.")
+            "Another writer of namespace \(namespace) holds its lock\(holder); this call waited \(min(options.lockTimeoutMilliseconds, options.statementTimeoutMilliseconds)) ms for it (lockTimeout) and changed nothing. Try again.")
     }
 
     // MARK: Opening

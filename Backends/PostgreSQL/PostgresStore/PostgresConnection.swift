@@ -165,8 +165,18 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         }
         var reasons: [String] = []
         var readOnlySeen = false
-        for index in order {
+        // One host at a time, so libpq applies target_session_attrs to each; `prefer-standby` (which libpq
+        // resolves across its host list) becomes a pass asking for a standby, then one taking any server.
+        var passes: [(index: Int, attrs: String?)] = order.map { ($0, nil) }
+        if target.settings.first(where: { $0.0 == "target_session_attrs" })?.1 == "prefer-standby" {
+            passes = order.map { ($0, "standby") } + order.map { ($0, "any") }
+        }
+        for (index, attrs) in passes {
             var pairs = base + endpoints[index]
+            if let attrs {
+                pairs.removeAll { $0.0 == "target_session_attrs" }
+                pairs.append(("target_session_attrs", attrs))
+            }
             if let password { pairs.append(("password", password)) }
             let name = endpoints[index].filter { $0.0 != "port" }.map(\.1).first ?? "the local socket"
             let port = endpoints[index].first { $0.0 == "port" }?.1
@@ -191,7 +201,10 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                 return result
             case .failure(let failure):
                 let reason = failure.reason
-                if reason.contains("read-only") || reason.contains("hot standby") { readOnlySeen = true }
+                // libpq's words for a server that target_session_attrs=read-write or primary turned down.
+                if reason.contains("session is read-only") || reason.contains("server is in hot standby mode") {
+                    readOnlySeen = true
+                }
                 reasons.append("\(label): \(reason)")
             }
         }

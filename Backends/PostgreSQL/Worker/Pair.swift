@@ -192,6 +192,10 @@ enum Pair {
             say("standby-get \(cli(plain, ["get", "--service", "pair", "--account", "replicated"]).status)")
             let rw = config(dir, name: "standby-rw", url: standbyURL + "?target_session_attrs=read-write", namespace: ns)
             say("standby-rw-get \(cli(rw, ["get", "--service", "pair", "--account", "replicated"]).status)")
+            let prefer = config(dir, name: "prefer", url: pairURL.replacingOccurrences(of: "read-write", with: "prefer-standby"),
+                                namespace: ns)
+            say("prefer-standby-add \(cli(prefer, ["add", "--service", "pair", "--account", "new"]).status)")
+            say("prefer-standby-get \(cli(prefer, ["get", "--service", "pair", "--account", "replicated"]).status)")
         case "deadhost":
             // A blackhole on loopback: a listening socket that never accepts, so a client's connection is
             // established by the kernel and then never answered.
