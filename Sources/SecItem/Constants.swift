@@ -195,5 +195,6 @@ let statusMessages: [OSStatus: String] = [
     -25308: "User interaction is not allowed.",
     -26275: "Unable to decode the provided data.",
     -26276: "An internal error occurred in the Security framework.",
+    -26277: "The outcome is unknown: the change was committed on the primary but not confirmed by a synchronous standby (SecureStore's own status).",
     -34018: "A required entitlement isn't present.",
 ]
