@@ -46,6 +46,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
 
     /// How long a cancelled statement's answer is awaited after its deadline before the connection is dropped.
     static let cancelGraceMilliseconds = 1_000
+    /// How long after `statementTimeout` the client's deadline passes (the server's own timeout answers first).
+    static let serverFirstMilliseconds = 200
 
     /// Connection settings that are not in the URL.
     struct Options: Sendable {
@@ -395,7 +397,10 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             throw lost(oneLine(String(cString: PQerrorMessage(conn))))
         }
         let limit = options.statementTimeoutMilliseconds
-        switch collect(Deadline(milliseconds: limit)) {
+        // The server's own statement_timeout (the same limit) normally answers first; the client's deadline
+        // comes a moment later, for what the server does not time out (a synchronous-replication wait, a
+        // server or network that stopped answering).
+        switch collect(Deadline(milliseconds: limit + Self.serverFirstMilliseconds)) {
         case .done(let result):
             return result
         case .lost:
@@ -404,20 +409,19 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             throw lost(oneLine(String(cString: PQerrorMessage(conn))))
         case .timedOut:
             requestCancel()
+            // A cancel request may arrive late and hit the next statement: this connection is not reused.
+            abandoned = true
             switch collect(Deadline(milliseconds: Self.cancelGraceMilliseconds)) {
             case .done(let result):
-                guard kind == .commit, let result, Self.succeeded(result) else {
-                    if let result, Self.succeeded(result) { return result }
-                    // The server cancelled it (57014): for COMMIT, the transaction was rolled back.
-                    defer { if let result { PQclear(result) } }
-                    lastSQLState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-                    throw SecureStoreError(.io,
-                        "PostgreSQL at \(endpoint) did not answer within the client deadline of \(limit) ms; the statement was cancelled and nothing was changed.")
+                // COMMIT answered after the cancel: the server committed locally and stopped waiting for its
+                // synchronous standby (it says so in a WARNING). Anything else is the statement's own answer
+                // (a cancelled one is 57014: nothing changed; a COMMIT that failed rolled back).
+                if kind == .commit, let result, Self.succeeded(result),
+                   PQcmdStatus(result).map({ String(cString: $0) }) == "COMMIT" {
+                    PQclear(result)
+                    throw committedUnconfirmed("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
                 }
-                // COMMIT answered after the cancel: the server committed locally and stopped waiting for
-                // its synchronous standby (it says so in a WARNING).
-                PQclear(result)
-                throw commitUnknown("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
+                return result
             case .timedOut, .lost:
                 abandoned = true
                 if kind == .commit {
@@ -435,9 +439,16 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             "The connection to PostgreSQL at \(endpoint) was lost: \(reason.isEmpty ? "no answer" : reason). The next call reconnects.")
     }
 
-    private func commitUnknown(_ why: String) -> SecureStoreError {
+    /// The server committed, but its synchronous standby did not confirm the commit in time.
+    private func committedUnconfirmed(_ why: String) -> SecureStoreError {
         SecureStoreError(.outcomeUnknown,
             "outcome unknown: committed on the primary, not confirmed by a synchronous standby (\(why); PostgreSQL at \(endpoint)). Check whether the change is there before retrying.")
+    }
+
+    /// COMMIT was sent and no answer says whether it happened.
+    private func commitUnknown(_ why: String) -> SecureStoreError {
+        SecureStoreError(.outcomeUnknown,
+            "outcome unknown: the change may or may not have been committed (\(why); PostgreSQL at \(endpoint)). Check whether the change is there before retrying.")
     }
 
     // MARK: Statements
@@ -473,7 +484,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             try check(result)
         } catch {
             // The server ended the session during COMMIT (shutdown, failover): it may have committed first.
-            if error.code == .notAvailable { throw commitUnknown("the server ended the session during COMMIT") }
+            if error.code == .notAvailable { throw commitUnknown("the server ended the session during COMMIT: \(error.message)") }
             throw error
         }
         let tag = result.flatMap { PQcmdStatus($0) }.map { String(cString: $0) } ?? ""

@@ -184,9 +184,14 @@ enum Pair {
         case "standby":
             let primary = try Pair.store(primaryURL, dir, ns)
             try primary.add(item("replicated"), returning: [])
-            let standby = try Pair.store(standbyURL, dir, ns)
+            // Until the standby has replayed the schema, the namespace and the item, opening there fails.
             let start = ContinuousClock.now
-            while present(standby, "replicated") != "true", ms(start) < 10_000 { usleep(50_000) }
+            var standby: PostgresStore? = nil
+            while ms(start) < 10_000 {
+                if standby == nil { standby = try? Pair.store(standbyURL, dir, ns) }
+                if let standby, present(standby, "replicated") == "true" { break }
+                usleep(50_000)
+            }
             let plain = config(dir, name: "standby", url: standbyURL, namespace: ns)
             say("standby-add \(cli(plain, ["add", "--service", "pair", "--account", "new"]).status)")
             say("standby-get \(cli(plain, ["get", "--service", "pair", "--account", "replicated"]).status)")
