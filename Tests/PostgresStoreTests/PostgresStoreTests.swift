@@ -246,7 +246,9 @@ struct PostgresTimeoutTests {
         // Wait until the lock is held.
         var held = false
         for _ in 0..<100 where !held {
-            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"])
+            let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
             held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
             if !held { usleep(50_000) }
         }
