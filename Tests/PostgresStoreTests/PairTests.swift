@@ -92,10 +92,17 @@ struct PostgresPairTests {
         #expect(facts["first"]?.first == "0", "\(lines)")
         let next = lines.filter { $0.hasPrefix("next ") }.map { $0.split(separator: " ").map(String.init) }
         #expect(next.count == 5, "\(lines)")
+        // The first call waits out the 2 s connect timeout once; later ones go to the remembered host at once:
+        // each well under the timeout, and their median under 0.2 s (a slow machine or a sanitizer build may
+        // stretch a single process start).
+        var times: [Int] = []
         for call in next {
             #expect(call.count == 3 && call[1] == "0", "\(lines)")
-            #expect(call.count == 3 && (Int(call[2]) ?? .max) < 200, "under 0.2 s after the first call: \(lines)")
+            let ms = call.count == 3 ? Int(call[2]) ?? .max : .max
+            #expect(ms < 1000, "no wait for the dead host: \(lines)")
+            times.append(ms)
         }
+        #expect(times.count == 5 && times.sorted()[2] < 200, "under 0.2 s per call after the first: \(times)")
         #expect(facts["memory"] == ["600"] && facts["memory-folder"] == ["700"], "\(lines)")
     }
 }
