@@ -70,6 +70,35 @@ struct PostgresRekeyTests {
         #expect(state == ["x": Data("x".utf8)], "nothing of the stale writer landed")
     }
 
+    @Test("writers sharing the store object that rekeys carry on with the new key: none fails, every item readable")
+    func sameObjectWriters() throws {
+        let ns = Server.freshNamespace("rekeyself"), new = randomKey()
+        let store = try Server.store(namespace: ns, key: randomKey())
+        let failures = Locked<[String]>([])
+        let group = DispatchGroup()
+        for t in 0..<8 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                for i in 0..<40 {
+                    do throws(SecureStoreError) {
+                        try store.add(NewItem(.genericPassword, generic("self", "t\(t)-\(i)"), data: Data("t\(t)-\(i)".utf8)),
+                                      returning: [])
+                    } catch {
+                        failures.withLock { $0.append("t\(t)-\(i): \(error)") }
+                    }
+                }
+            }.start()
+        }
+        usleep(30_000)
+        try store.rekey(to: .raw(new))
+        #expect(group.wait(timeout: .now() + 120) == .success)
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 }.prefix(3))")
+        let state = try all(Server.store(namespace: ns, key: new))
+        #expect(state.count == 8 * 40)
+        for (name, data) in state { #expect(data == Data(name.utf8)) }
+    }
+
     @Test("4 writer processes racing a rekey: each add either lands readable under the new key or fails authFailed")
     func racingWriters() throws {
         let ns = Server.freshNamespace("rekeyrace"), old = randomKey(), new = randomKey()

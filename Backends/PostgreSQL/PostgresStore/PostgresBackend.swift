@@ -41,6 +41,9 @@ public final class PostgresBackend: StorageBackend {
     struct Keys {
         var sealer: RecordSealer
         var check: [UInt8]
+        /// The key a rekey through this object is committing (so its own writers that see the new key check
+        /// after the commit, before `sealer` is replaced, use it).
+        var pending: (sealer: RecordSealer, check: [UInt8])? = nil
     }
 
     /// Opens the store in `namespace` at `url` with `key`, creating the schema and the namespace on first use.
@@ -160,8 +163,10 @@ public final class PostgresBackend: StorageBackend {
                     try db.query("INSERT INTO securestore_meta(namespace, k, v) VALUES ($1, 'kdf', $2)", [ns, .bytes(kdf)])
                 }
                 try db.query("INSERT INTO securestore_meta(namespace, k, v) VALUES ($1, 'check', $2)", [ns, .bytes(newCheck)])
+                self.keys.withLock { $0.pending = (newSealer, newCheck) }
             }
         } catch {
+            keys.withLock { $0.pending = nil }
             if error.code == .outcomeUnknown,
                let stored = try? run(writing: false, { (db, _) throws(SecureStoreError) in try Self.storedCheck(db, ns) }),
                stored == newCheck {
@@ -213,7 +218,7 @@ public final class PostgresBackend: StorageBackend {
             connection.wasUsed = true
             var keep = true
             defer { pool.checkin(keep && connection.isOpen && !connection.inTransaction ? connection : nil) }
-            let current = keys.withLock { $0 }
+            var current = keys.withLock { $0 }
             // A writer begins, takes its namespace's lock and reads the key epoch in one round trip (in READ
             // COMMITTED each statement sees what was committed before it started: after the lock).
             var stored: [UInt8]? = nil
@@ -231,10 +236,19 @@ public final class PostgresBackend: StorageBackend {
                 let lockWait = writing && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
                 rollback(connection, &keep)
                 if error.code == .notAvailable, reused, attempt == 1 { continue }
-                if lockWait, keep { throw lockHeld(connection) }
+                if lockWait { throw lockHeld(keep ? connection : nil) }
                 throw error
             }
             do throws(SecureStoreError) {
+                if writing, let stored, stored != current.check {
+                    // A rekey through this same store object committed while this call waited for the lock.
+                    let latest = keys.withLock { $0 }
+                    if latest.check == stored {
+                        current = latest
+                    } else if let pending = latest.pending, pending.check == stored {
+                        current = Keys(sealer: pending.sealer, check: pending.check)
+                    }
+                }
                 if writing { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
                 let result = try body(connection, current)
                 try connection.commit()
@@ -256,9 +270,9 @@ public final class PostgresBackend: StorageBackend {
 
     /// The error for a writer that waited out `lockTimeout` for its namespace's lock, naming the session that
     /// holds it and for how long its transaction has run, when the server tells.
-    private func lockHeld(_ connection: PostgresConnection) -> SecureStoreError {
+    private func lockHeld(_ connection: PostgresConnection?) -> SecureStoreError {
         var holder = ""
-        let rows = try? connection.query("""
+        let rows = try? connection?.query("""
             SELECT a.pid, (extract(epoch FROM clock_timestamp() - a.xact_start) * 1000)::bigint, a.application_name
             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
