@@ -15,7 +15,8 @@ package import SecureStoreCrypto
 /// key that a ``rekey(to:passphraseCost:)`` replaced fails with `authFailed` and writes nothing.
 ///
 /// Every call is bounded: connecting within `connectTimeout` per host, each statement and COMMIT within
-/// `statementTimeout` (cancelled at the deadline; the answer awaited one more second at most), a wait for
+/// `statementTimeout` (the client's deadline 0.2 s after the server's own timeout; then cancelled, and the
+/// answer awaited one more second at most), a wait for
 /// another writer's lock within `lockTimeout`. A COMMIT that may have happened without being confirmed (a
 /// synchronous standby that did not answer in time, a connection lost during COMMIT) is `outcomeUnknown`.
 /// A lost connection is re-opened on the next call.
