@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
-                                                              "CProcessControl"],
+                                                              "PostgresStore", "CProcessControl"],
                           path: "Sources/securestore"),
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
