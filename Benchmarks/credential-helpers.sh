@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Times the credential helpers as their clients run them — one whole process per operation (start, read the
+# credential, open the store, answer, exit) — against the helpers people use on Linux today, in one run:
+#   git:    git-credential-securestore (SQLite store; Secret Service)  vs  git-credential-libsecret (built
+#           here from the contrib sources Debian's git ships)  and  git's plain-text `git credential-store`
+#   docker: docker-credential-securestore (SQLite store; Secret Service)  vs  docker-credential-secretservice
+#           (Debian golang-docker-credential-helpers)
+# Everything runs in a private HOME and a private D-Bus session with an unlocked gnome-keyring
+# (scripts/with-keyring.sh); nothing of the user's is read or changed.
+# Usage: Benchmarks/credential-helpers.sh [ROUNDS]   (default 200 per operation; prints a Markdown table, and
+#        writes it to Benchmarks/results/credential-helpers.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-200}"
+
+if [ "${SECURESTORE_IN_KEYRING_BUS:-}" != "1" ]; then
+  # Build first (outside the bus), then run this script again inside a private bus.
+  scripts/deps.sh
+  missing=()
+  for p in golang-docker-credential-helpers gcc make; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    echo "bench: installing ${missing[*]}" >&2
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+  swift build -c release --product git-credential-securestore >&2
+  swift build -c release --product docker-credential-securestore >&2
+  libsecret_dir=.build/credential-bench/libsecret
+  mkdir -p "$libsecret_dir"
+  cp /usr/share/doc/git/contrib/credential/libsecret/Makefile /usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c "$libsecret_dir/"
+  make -s -C "$libsecret_dir" >&2
+  exec scripts/with-keyring.sh "$0" "$@"
+fi
+
+bin="$(swift build -c release --show-bin-path)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home/.config"
+cat > "$work/sqlite.json" <<EOF
+{"backend": "sqlite", "sqlite": {"path": "$work/store.db", "keyFile": "$work/store.key"}}
+EOF
+cat > "$work/secret-service.json" <<EOF
+{"backend": "secret-service", "secretService": {"namespace": "credential-bench"}}
+EOF
+
+HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share" \
+  BENCH_BIN="$bin" BENCH_WORK="$work" BENCH_ROUNDS="$rounds" \
+  BENCH_LIBSECRET="$PWD/.build/credential-bench/libsecret/git-credential-libsecret" \
+  python3 - <<'PYTHON' | tee Benchmarks/results/credential-helpers.md
+import os, statistics, subprocess, time, platform
+
+bin_dir, work, rounds = os.environ["BENCH_BIN"], os.environ["BENCH_WORK"], int(os.environ["BENCH_ROUNDS"])
+background = 100   # other credentials already in each store, so a lookup is not into an empty store
+
+def env_for(config=None):
+    env = dict(os.environ)
+    env.pop("SECURESTORE_CONFIG", None)
+    env.pop("SECURESTORE_BACKEND", None)
+    if config:
+        env["SECURESTORE_CONFIG"] = os.path.join(work, config)
+    return env
+
+def call(argv, data, env, ok=(0,)):
+    r = subprocess.run(argv, input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    if r.returncode not in ok:
+        raise SystemExit(f"{argv[0]} {argv[-1]} failed ({r.returncode}): {r.stderr.decode()[:200]} {r.stdout.decode()[:200]}")
+    return r.stdout
+
+def git_input(i, password=True):
+    s = f"protocol=https\nhost=bench{i}.example\nusername=user{i}\n"
+    if password:
+        s += f"password=secret-{i}-0123456789abcdef\n"
+    return (s + "\n").encode()
+
+def docker_store(i):
+    return (f'{{"ServerURL":"https://registry{i}.example","Username":"user{i}","Secret":"secret-{i}-0123456789abcdef"}}').encode()
+
+def docker_url(i):
+    return f"https://registry{i}.example\n".encode()
+
+git_helpers = [
+    ("git-credential-securestore", "SQLite (encrypted file)", [f"{bin_dir}/git-credential-securestore"], "sqlite.json"),
+    ("git-credential-securestore", "Secret Service", [f"{bin_dir}/git-credential-securestore"], "secret-service.json"),
+    ("git-credential-libsecret", "Secret Service", [os.environ["BENCH_LIBSECRET"]], None),
+    ("git credential-store", "plain-text file", ["git", "credential-store", "--file", os.path.join(work, "git-credentials")], None),
+]
+docker_helpers = [
+    ("docker-credential-securestore", "SQLite (encrypted file)", [f"{bin_dir}/docker-credential-securestore"], "sqlite.json"),
+    ("docker-credential-securestore", "Secret Service", [f"{bin_dir}/docker-credential-securestore"], "secret-service.json"),
+    ("docker-credential-secretservice", "Secret Service", ["docker-credential-secretservice"], None),
+]
+
+def timed(argv, data, env, ok=(0,)):
+    start = time.perf_counter()
+    out = call(argv, data, env, ok)
+    return (time.perf_counter() - start) * 1000, out
+
+def measure_git(argv, env):
+    for i in range(background):
+        call(argv + ["store"], git_input(1000 + i), env)
+    times = {"store": [], "get": [], "erase": []}
+    for r in range(rounds):
+        t, _ = timed(argv + ["store"], git_input(r), env); times["store"].append(t)
+        t, out = timed(argv + ["get"], git_input(r, password=False), env); times["get"].append(t)
+        if f"secret-{r}-".encode() not in out:
+            raise SystemExit(f"{argv[0]} get returned no password")
+        t, _ = timed(argv + ["erase"], git_input(r), env); times["erase"].append(t)
+    for i in range(background):
+        call(argv + ["erase"], git_input(1000 + i), env)
+    return times
+
+def measure_docker(argv, env):
+    for i in range(background):
+        call(argv + ["store"], docker_store(1000 + i), env)
+    times = {"store": [], "get": [], "erase": []}
+    for r in range(rounds):
+        t, _ = timed(argv + ["store"], docker_store(r), env); times["store"].append(t)
+        t, out = timed(argv + ["get"], docker_url(r), env); times["get"].append(t)
+        if f"secret-{r}-".encode() not in out:
+            raise SystemExit(f"{argv[0]} get returned no secret")
+        t, _ = timed(argv + ["erase"], docker_url(r), env); times["erase"].append(t)
+    for i in range(background):
+        call(argv + ["erase"], docker_url(1000 + i), env, ok=(0, 1))
+    return times
+
+def cell(samples):
+    q = statistics.quantiles(samples, n=10)
+    return f"{statistics.median(samples):.2f} / {q[8]:.2f}"
+
+print(f"# Credential helpers: one whole process per operation\n")
+print(f"{rounds} rounds of store → get → erase per helper, each call a fresh process fed its credential on standard input,")
+print(f"with {background} other credentials in the store. Cells: median / p90 wall time in ms, measured by the caller.")
+print(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; gnome-keyring in a private session bus.\n")
+for title, helpers, measure in [("git", git_helpers, measure_git), ("docker", docker_helpers, measure_docker)]:
+    print(f"## {title}\n")
+    print("| helper | store | store (ms) | get (ms) | erase (ms) |")
+    print("|---|---|---|---|---|")
+    for name, backend, argv, config in helpers:
+        times = measure(argv, env_for(config))
+        print(f"| {name} | {backend} | {cell(times['store'])} | {cell(times['get'])} | {cell(times['erase'])} |", flush=True)
+    print()
+PYTHON
