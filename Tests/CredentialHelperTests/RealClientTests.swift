@@ -71,9 +71,10 @@ struct World {
         process.standardInput = stdin
         process.standardOutput = outHandle
         process.standardError = errHandle
+        signal(SIGPIPE, SIG_IGN)   // a helper that stops reading early must not kill the test run
         try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
+        try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() > deadline { kill(process.processIdentifier, SIGKILL); break }
@@ -379,4 +380,47 @@ struct DockerClientTests {
     expect(store.list() == {"127.0.0.1:5001": "ci"}, "errors changed nothing: %r" % store.list())
     print("ok")
     """#
+}
+
+/// The executables' own input handling: git's blank line ends the credential even while the pipe stays open;
+/// an oversized input is refused before anything is stored.
+@Suite("credential helper processes", .timeLimit(.minutes(2)))
+struct HelperProcessTests {
+    @Test("git helper answers after the blank line without waiting for end of file")
+    func blankLineWithOpenPipe() throws {
+        let world = try World(.sqlite)
+        defer { world.cleanUp() }
+        let helper = world.buildDir + "/git-credential-securestore"
+        #expect(try world.run([helper, "store"], input: "protocol=https\nhost=open.test\nusername=u\npassword=p\n\n").status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: helper)
+        process.arguments = ["get"]
+        process.environment = world.environment
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data("protocol=https\nhost=open.test\n\n".utf8))   // and the pipe stays open
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        let finished = !process.isRunning
+        if !finished { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try stdin.fileHandleForWriting.close()
+        #expect(finished, "the helper waited for end of file")
+        #expect(String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "username=u\npassword=p\n")
+    }
+
+    @Test("an input over the limit is refused, nothing stored, no secret in the message")
+    func oversizedInput() throws {
+        let world = try World(.sqlite)
+        defer { world.cleanUp() }
+        let huge = "protocol=https\nhost=big.test\nusername=u\npassword=" + String(repeating: "s", count: 9 << 20) + "\n\n"
+        let git = try world.run([world.buildDir + "/git-credential-securestore", "store"], input: huge)
+        #expect(git.status == 1 && git.stderr.contains("larger than") && !git.stderr.contains("sss"))
+        let docker = try world.run([world.buildDir + "/docker-credential-securestore", "store"],
+                                   input: #"{"ServerURL":"big.test","Username":"u","Secret":""# + String(repeating: "s", count: 9 << 20) + "\"}")
+        #expect(docker.status == 1 && docker.stdout.contains("larger than") && !docker.stdout.contains("sss"))
+        #expect(try world.internetItems().isEmpty)
+    }
 }
