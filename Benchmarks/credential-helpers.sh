@@ -136,7 +136,7 @@ print(f"with {background} other credentials in the store. Cells: median / p90 wa
 print(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; gnome-keyring in a private session bus.\n")
 for title, helpers, measure in [("git", git_helpers, measure_git), ("docker", docker_helpers, measure_docker)]:
     print(f"## {title}\n")
-    print("| helper | store | store (ms) | get (ms) | erase (ms) |")
+    print("| helper | credentials kept in | store (ms) | get (ms) | erase (ms) |")
     print("|---|---|---|---|---|")
     for name, backend, argv, config in helpers:
         times = measure(argv, env_for(config))

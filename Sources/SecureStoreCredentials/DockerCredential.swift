@@ -94,10 +94,16 @@ public enum DockerCredentialHelper {
         let others = Result { () throws(SecureStoreError) in
             try store.copyMatching(ItemQuery(.internetPassword, query(url), limit: .all, returning: [.attributes, .persistentRef])).items
         }
-        guard case .success(let items) = others else { return }
+        let items: [ResultItem]
+        switch others {
+        case .success(let found): items = found
+        case .failure(let e) where e.code == .itemNotFound: return
+        case .failure(let e): throw CredentialHelperError(e)
+        }
         for item in items where item.attributes?[.account]?.text != username {
             guard let ref = item.persistentRef else { continue }
-            _ = Result { () throws(SecureStoreError) in try store.delete(.item(ref)) }
+            let deleted = Result { () throws(SecureStoreError) in try store.delete(.item(ref)) }
+            if case .failure(let e) = deleted, e.code != .itemNotFound { throw CredentialHelperError(e) }
         }
     }
 
