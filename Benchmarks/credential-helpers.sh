@@ -26,8 +26,10 @@ if [ "${SECURESTORE_IN_KEYRING_BUS:-}" != "1" ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
-  swift build -c release --product git-credential-securestore >&2
-  swift build -c release --product docker-credential-securestore >&2
+  # As the README installs them: release, Swift runtime and Foundation linked statically (a shorter start).
+  for product in git-credential-securestore docker-credential-securestore; do
+    swift build -c release --static-swift-stdlib --scratch-path .build/credential-bench --product "$product" >&2
+  done
   libsecret_dir=.build/credential-bench/libsecret
   mkdir -p "$libsecret_dir"
   cp /usr/share/doc/git/contrib/credential/libsecret/Makefile /usr/share/doc/git/contrib/credential/libsecret/git-credential-libsecret.c "$libsecret_dir/"
@@ -35,7 +37,7 @@ if [ "${SECURESTORE_IN_KEYRING_BUS:-}" != "1" ]; then
   exec scripts/with-keyring.sh "$0" "$@"
 fi
 
-bin="$(swift build -c release --show-bin-path)"
+bin="$(swift build -c release --static-swift-stdlib --scratch-path .build/credential-bench --show-bin-path)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home/.config"
@@ -70,9 +72,10 @@ def call(argv, data, env, ok=(0,)):
     return r.stdout
 
 def git_input(i, password=True):
-    s = f"protocol=https\nhost=bench{i}.example\nusername=user{i}\n"
+    # get: protocol and host only, as git asks for a URL without a user name in it.
+    s = f"protocol=https\nhost=bench{i}.example\n"
     if password:
-        s += f"password=secret-{i}-0123456789abcdef\n"
+        s += f"username=user{i}\npassword=secret-{i}-0123456789abcdef\n"
     return (s + "\n").encode()
 
 def docker_store(i):
@@ -98,32 +101,30 @@ def timed(argv, data, env, ok=(0,)):
     out = call(argv, data, env, ok)
     return (time.perf_counter() - start) * 1000, out
 
-def measure_git(argv, env):
-    for i in range(background):
-        call(argv + ["store"], git_input(1000 + i), env)
-    times = {"store": [], "get": [], "erase": []}
-    for r in range(rounds):
-        t, _ = timed(argv + ["store"], git_input(r), env); times["store"].append(t)
-        t, out = timed(argv + ["get"], git_input(r, password=False), env); times["get"].append(t)
-        if f"secret-{r}-".encode() not in out:
-            raise SystemExit(f"{argv[0]} get returned no password")
-        t, _ = timed(argv + ["erase"], git_input(r), env); times["erase"].append(t)
-    for i in range(background):
-        call(argv + ["erase"], git_input(1000 + i), env)
-    return times
+def git_ops(r):
+    return [("store", git_input(r), (0,)), ("get", git_input(r, password=False), (0,)), ("erase", git_input(r), (0,))]
 
-def measure_docker(argv, env):
-    for i in range(background):
-        call(argv + ["store"], docker_store(1000 + i), env)
-    times = {"store": [], "get": [], "erase": []}
+def docker_ops(r):
+    return [("store", docker_store(r), (0,)), ("get", docker_url(r), (0,)), ("erase", docker_url(r), (0, 1))]
+
+def measure(helpers, ops, fill):
+    """Round-robin: every round runs store → get → erase on each helper in turn, so all helpers share the
+    machine's load equally (it is shared with other work)."""
+    envs = [env_for(config) for _, _, _, config in helpers]
+    for (_, _, argv, _), env in zip(helpers, envs):
+        for i in range(background):
+            call(argv + ["store"], fill(1000 + i), env)
+    times = [{"store": [], "get": [], "erase": []} for _ in helpers]
     for r in range(rounds):
-        t, _ = timed(argv + ["store"], docker_store(r), env); times["store"].append(t)
-        t, out = timed(argv + ["get"], docker_url(r), env); times["get"].append(t)
-        if f"secret-{r}-".encode() not in out:
-            raise SystemExit(f"{argv[0]} get returned no secret")
-        t, _ = timed(argv + ["erase"], docker_url(r), env); times["erase"].append(t)
-    for i in range(background):
-        call(argv + ["erase"], docker_url(1000 + i), env, ok=(0, 1))
+        for h, ((name, _, argv, _), env) in enumerate(zip(helpers, envs)):
+            for op, data, ok in ops(r):
+                t, out = timed(argv + [op], data, env, ok)
+                times[h][op].append(t)
+                if op == "get" and f"secret-{r}-".encode() not in out:
+                    raise SystemExit(f"{name} get returned no secret")
+    for (_, _, argv, _), env in zip(helpers, envs):
+        for i in range(background):
+            call(argv + ["erase"], ops(1000 + i)[2][1], env, ok=(0, 1))
     return times
 
 def cell(samples):
@@ -131,15 +132,14 @@ def cell(samples):
     return f"{statistics.median(samples):.2f} / {q[8]:.2f}"
 
 print(f"# Credential helpers: one whole process per operation\n")
-print(f"{rounds} rounds of store → get → erase per helper, each call a fresh process fed its credential on standard input,")
+print(f"{rounds} rounds of store → get → erase, helpers taking turns each round; each call a fresh process fed its credential on standard input,")
 print(f"with {background} other credentials in the store. Cells: median / p90 wall time in ms, measured by the caller.")
 print(f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; gnome-keyring in a private session bus.\n")
-for title, helpers, measure in [("git", git_helpers, measure_git), ("docker", docker_helpers, measure_docker)]:
+for title, helpers, ops, fill in [("git", git_helpers, git_ops, git_input), ("docker", docker_helpers, docker_ops, docker_store)]:
     print(f"## {title}\n")
     print("| helper | credentials kept in | store (ms) | get (ms) | erase (ms) |")
     print("|---|---|---|---|---|")
-    for name, backend, argv, config in helpers:
-        times = measure(argv, env_for(config))
+    for (name, backend, _, _), times in zip(helpers, measure(helpers, ops, fill)):
         print(f"| {name} | {backend} | {cell(times['store'])} | {cell(times['get'])} | {cell(times['erase'])} |", flush=True)
     print()
 PYTHON
