@@ -296,3 +296,78 @@ struct DockerProtocolTests {
         #expect(RegistryURL(scheme: "https", hostname: "::1", port: 5000, path: "/x").text == "https://[::1]:5000/x")
     }
 }
+
+/// SplitMix64: reproducible random inputs (the seed is in the test).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("credential helpers on random credentials")
+struct RandomCredentialTests {
+    @Test("git: any password bytes (no newline or NUL), user, host, port and path round-trip exactly; erase removes exactly one")
+    func gitRoundTrips() throws {
+        var rng = SplitMix(state: 0x5EC0_5702E)
+        let h = try Harness()
+        var stored: [(lines: [String], user: String, password: [UInt8])] = []
+        for i in 0..<200 {
+            let passwordBytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in
+                var b = UInt8.random(in: 1...255, using: &rng)
+                while b == 10 { b = UInt8.random(in: 1...255, using: &rng) }
+                return b
+            }
+            let user = "u\(i)-" + String((0..<Int.random(in: 0...12, using: &rng)).map { _ in
+                "abcXYZ09 _.@+é😀:=".randomElement(using: &rng) ?? "a" })
+            let scheme = ["https", "http", "ftp", "imaps", "smtp"].randomElement(using: &rng) ?? "https"
+            var host = ["example.com", "127.0.0.1", "[::1]", "git.internal"].randomElement(using: &rng) ?? "h"
+            if Bool.random(using: &rng) { host += ":\(Int.random(in: 1...65535, using: &rng))" }
+            var lines = ["protocol=\(scheme)", "host=\(host)"]
+            if Bool.random(using: &rng) { lines.append("path=repo\(i % 7)/x y.git") }
+            var input = Data((lines + ["username=\(user)"]).map { $0 + "\n" }.joined().utf8)
+            input.append(contentsOf: Array("password=".utf8) + passwordBytes + [10, 10])
+            let outcome = GitCredentialHelper.run(arguments: ["store"], input: input) { (_: StoreChoice) throws(SecureStoreError) in h.store }
+            #expect(outcome == HelperOutcome(), "\(outcome.diagnostic ?? "")")
+            stored.append((lines, user, passwordBytes))
+        }
+        for (lines, user, password) in stored {
+            let got = h.git("get", lines + ["username=\(user)"])
+            var expected = Array("password=".utf8) + password
+            expected.append(10)
+            #expect([UInt8](got.output) == expected)
+        }
+        let before = try h.items().count
+        let (lines, user, password) = stored[17]
+        var erase = Data((lines + ["username=\(user)"]).map { $0 + "\n" }.joined().utf8)
+        erase.append(contentsOf: Array("password=".utf8) + password + [10, 10])
+        #expect(GitCredentialHelper.run(arguments: ["erase"], input: erase) { (_: StoreChoice) throws(SecureStoreError) in h.store }.status == 0)
+        #expect(try h.items().count == before - 1)
+        #expect(h.git("get", lines + ["username=\(user)"]).output.isEmpty)
+    }
+
+    @Test("docker: every spelling of one registry finds the same credential; other registries never do")
+    func dockerSpellings() throws {
+        var rng = SplitMix(state: 0xD0C_4E12)
+        let h = try Harness()
+        for i in 0..<60 {
+            let host = ["registry\(i).test", "127.0.0.\(i % 250 + 1)", "[fd00::\(i)]"].randomElement(using: &rng) ?? "r.test"
+            let port = Bool.random(using: &rng) ? ":\(Int.random(in: 1...65535, using: &rng))" : ""
+            let path = ["", "/v1/", "/v2", "/a b"].randomElement(using: &rng) ?? ""
+            let encodedPath = path.replacingOccurrences(of: " ", with: "%20")
+            let secret = String((0..<Int.random(in: 0...40, using: &rng)).map { _ in "aZ9\"\\/<>&\u{0001}é😀 ".randomElement(using: &rng) ?? "a" })
+            let json = "{\"ServerURL\":\(JSONText.quoted("https://\(host)\(port)\(encodedPath)")),\"Username\":\"u\(i)\",\"Secret\":\(JSONText.quoted(secret))}"
+            #expect(h.docker("store", json).status == 0)
+            for spelling in ["\(host)\(port)\(encodedPath)", "//\(host)\(port)\(encodedPath)", "HTTPS://\(host)\(port)\(encodedPath)?q=\(i)"] {
+                let got = h.docker("get", spelling)
+                let object = try JSONSerialization.jsonObject(with: got.output) as? [String: String]
+                #expect(object?["Secret"] == secret && object?["Username"] == "u\(i)", "\(spelling): \(got.text)")
+            }
+            #expect(h.docker("get", "http://\(host)\(port)\(encodedPath)").status == 1)
+        }
+    }
+}
