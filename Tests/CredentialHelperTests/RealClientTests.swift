@@ -147,6 +147,15 @@ struct GitClientTests {
             let gone = try world.run(git + ["fill"], input: "protocol=https\nhost=git.test:8443\n\n")
             #expect(gone.status != 0 && !gone.stdout.contains("pw-1"), "rejected: erased")
         }
+        // Options in the helper setting choose another store, as for the securestore tool.
+        let other = try world.write(#"{"backend": "sqlite", "sqlite": {"path": "\#(world.dir.path)/other.db", "keyFile": "\#(world.dir.path)/other.key"}}"#,
+                                    to: "other.json")
+        let viaOption = ["git", "-c", "credential.helper=", "-c", "credential.helper=securestore --config \(other)", "credential"]
+        #expect(try world.run(viaOption + ["approve"], input: "protocol=https\nhost=opt.test\nusername=o\npassword=po\n\n").status == 0)
+        #expect(try world.run(viaOption + ["fill"], input: "protocol=https\nhost=opt.test\n\n").stdout.contains("password=po\n"))
+        #expect(try world.run(["securestore", "--config", other, "find", "--class", "internet", "--server", "opt.test"]).status == 0)
+        #expect(try world.internetItems().isEmpty, "the configured store got nothing")
+
         // credential.useHttpPath: the path becomes part of the key.
         let git = ["git", "-c", "credential.helper=", "-c", "credential.helper=\(helper)", "-c", "credential.useHttpPath=true", "credential"]
         #expect(try world.run(git + ["approve"], input: "url=https://alice@host.test/a.git\npassword=secret-path-a\n\n").status == 0)
