@@ -12,6 +12,10 @@ let package = Package(
         .executable(name: "securestore-bench", targets: ["securestore-bench"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        // Credential helpers for git and docker on the configured store.
+        .library(name: "SecureStoreCredentials", targets: ["SecureStoreCredentials"]),
+        .executable(name: "git-credential-securestore", targets: ["git-credential-securestore"]),
+        .executable(name: "docker-credential-securestore", targets: ["docker-credential-securestore"]),
         // libFuzzer harnesses (scripts/fuzz.sh builds them with -sanitize=fuzzer,address).
         .executable(name: "fuzz-secitem", targets: ["fuzz-secitem"]),
         .executable(name: "fuzz-config", targets: ["fuzz-config"]),
@@ -51,8 +55,17 @@ let package = Package(
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
-                                                              "CProcessControl"],
+                                                              "PostgresStore", "CProcessControl"],
                           path: "Sources/securestore"),
+        // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
+        .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem"],
+                path: "Sources/SecureStoreCredentials"),
+        .executableTarget(name: "git-credential-securestore",
+                          dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],
+                          path: "Sources/git-credential-securestore"),
+        .executableTarget(name: "docker-credential-securestore",
+                          dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],
+                          path: "Sources/docker-credential-securestore"),
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "SecretServiceStore", dependencies: ["SecureStore", "CSecret"],
@@ -114,6 +127,8 @@ let package = Package(
         .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                                       "SecretServiceStore"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStore", "InMemoryStore",
+                                                                  "TestSupport"]),
     ]
 )
 

@@ -51,7 +51,7 @@ trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; exit 143' TERM
 
 password="$(head -c 18 /dev/urandom | base64 | tr -d '/+=')"
 
-"${as_owner[@]}" "$bin/initdb" -D "$data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
+"${as_owner[@]}" "$bin/initdb" -N -D "$data" -U postgres --auth-local=trust --auth-host=scram-sha-256 \
   --encoding=UTF8 --locale=C.UTF-8 >"$base/initdb.log" 2>&1 \
   || { cat "$base/initdb.log" >&2; exit 1; }
 

@@ -72,7 +72,8 @@ final class RawLibPQLimit: BenchTarget {
     private let lockKey = PostgresBackend.advisoryLockKey(namespace: "bench")
     private let sealer: RawSealer
 
-    init(url: String, passwordEnv: String?, transactions: Bool) throws {
+    /// `table`: a table several instances share (the concurrency rows); by default one of its own.
+    init(url: String, passwordEnv: String?, transactions: Bool, table shared: String? = nil) throws {
         self.transactions = transactions
         sealer = try RawSealer()
         var pairs: [(String, String)] = [("connect_timeout", "5"), ("dbname", url)]
@@ -88,13 +89,13 @@ final class RawLibPQLimit: BenchTarget {
         guard PQstatus(conn) == CONNECTION_OK else {
             throw BenchFailure("libpq could not connect: \(String(cString: PQerrorMessage(conn)))")
         }
-        table = PostgresBenchServer.freshName("bench_raw")
+        table = shared ?? PostgresBenchServer.freshName("bench_raw")
         try exec("""
             SET client_min_messages = warning;
-            CREATE TABLE \(table)(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, namespace text NOT NULL,
+            CREATE TABLE IF NOT EXISTS \(table)(id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, namespace text NOT NULL,
                                   khash bytea NOT NULL, svc bytea NOT NULL, value bytea NOT NULL,
                                   UNIQUE (namespace, khash));
-            CREATE INDEX ON \(table)(namespace, svc);
+            CREATE INDEX IF NOT EXISTS \(table)_svc ON \(table)(namespace, svc);
             """)
     }
 
@@ -291,4 +292,98 @@ final class RawLibPQLimit: BenchTarget {
     }
 
     func storageBytes() throws -> Int? { nil }
+}
+
+/// Throughput of concurrent callers: T threads (1, 4, 16) each adding its own items, then looking them up,
+/// through one `PostgresStore` (its connection pool) and through T raw libpq connections sending the same
+/// statements (`RawLibPQLimit(transactions: true)`, one shared table). Writers of a namespace are serialized
+/// by its advisory lock in both. `securestore-bench --postgres-concurrency` prints the Markdown rows.
+enum PostgresConcurrencyBench {
+    static func run(threads: [Int] = [1, 4, 16], poolSizes: [Int] = [PostgresBackend.defaultPoolSize, 16],
+                    adds: Int = 1_600, lookups: Int = 6_400) throws -> String {
+        guard let url = PostgresBenchServer.url else {
+            throw BenchFailure("No server: set SECURESTORE_BENCH_POSTGRES_URL or run under scripts/with-postgres.sh")
+        }
+        let passwordEnv = PostgresBenchServer.passwordEnv
+        var lines = ["| threads | target | add ops/s | lookup ops/s |", "|---:|---|---:|---:|"]
+        for t in threads {
+            for pool in poolSizes {
+                let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+                let store = try PostgresStore(url: url, key: .raw(key), namespace: PostgresBenchServer.freshName("conc"),
+                                              passwordEnv: passwordEnv, poolSize: pool, rememberHost: false)
+                let (a, l) = try measure(threads: t, adds: adds, lookups: lookups) { _ in
+                    ({ (name: String) throws in
+                        try store.add(NewItem(.genericPassword, [.service: .string("conc"), .account: .string(name)],
+                                              data: Data(repeating: 7, count: 32)), returning: [])
+                    }, { (name: String) throws in
+                        guard try store.items(matching: ItemQuery(.genericPassword, [.service: .string("conc"), .account: .string(name)],
+                                                               returning: .data)).first?.data?.count == 32 else {
+                            throw BenchFailure("lookup of \(name) failed")
+                        }
+                    })
+                }
+                _ = try? store.clear()
+                lines.append("| \(t) | PostgresStore, pool \(pool) | \(a) | \(l) |")
+            }
+            let table = PostgresBenchServer.freshName("bench_conc")
+            let raws = try (0..<t).map { _ in try RawLibPQLimit(url: url, passwordEnv: passwordEnv, transactions: true, table: table) }
+            let (a, l) = try measure(threads: t, adds: adds, lookups: lookups) { i in
+                let raw = raws[i]
+                return ({ (name: String) throws in try raw.add(service: "conc", account: name, secret: Data(repeating: 7, count: 32)) },
+                        { (name: String) throws in
+                            guard try raw.lookup(service: "conc", account: name) == 32 else { throw BenchFailure("lookup of \(name) failed") }
+                        })
+            }
+            for raw in raws { raw.close() }
+            lines.append("| \(t) | raw libpq, \(t) connection\(t == 1 ? "" : "s"), same statements | \(a) | \(l) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    typealias Operation = (String) throws -> Void
+
+    /// Runs `adds` adds then `lookups` lookups split over `threads` threads; each thread's operations come
+    /// from `make(threadIndex)`. Returns (add ops/s, lookup ops/s).
+    static func measure(threads: Int, adds: Int, lookups: Int, _ make: (Int) -> (add: Operation, lookup: Operation))
+        throws -> (Int, Int)
+    {
+        let operations = (0..<threads).map(make)
+        let failures = NSLock()
+        nonisolated(unsafe) var firstFailure: (any Error)?
+        func phase(_ perThread: Int, _ body: @escaping @Sendable (Int, Int) throws -> Void) -> Double {
+            let group = DispatchGroup()
+            let start = monotonicNanoseconds()
+            for t in 0..<threads {
+                group.enter()
+                let thread = Thread {
+                    defer { group.leave() }
+                    for i in 0..<perThread {
+                        do { try body(t, i) } catch {
+                            failures.lock()
+                            if firstFailure == nil { firstFailure = error }
+                            failures.unlock()
+                            return
+                        }
+                    }
+                }
+                thread.stackSize = 1 << 20
+                thread.start()
+            }
+            group.wait()
+            return Double(monotonicNanoseconds() - start) / 1e9
+        }
+        let box = OperationsBox(operations)
+        let addsPerThread = max(1, adds / threads), lookupsPerThread = max(1, lookups / threads)
+        let addSeconds = phase(addsPerThread) { t, i in try box.operations[t].add("t\(t)-\(i)") }
+        if let firstFailure { throw firstFailure }
+        let lookupSeconds = phase(lookupsPerThread) { t, i in try box.operations[t].lookup("t\(t)-\(i % addsPerThread)") }
+        if let firstFailure { throw firstFailure }
+        return (Int(Double(addsPerThread * threads) / addSeconds), Int(Double(lookupsPerThread * threads) / lookupSeconds))
+    }
+
+    /// The per-thread operations handed to the threads (each thread uses only its own entry).
+    final class OperationsBox: @unchecked Sendable {
+        let operations: [(add: Operation, lookup: Operation)]
+        init(_ operations: [(add: Operation, lookup: Operation)]) { self.operations = operations }
+    }
 }

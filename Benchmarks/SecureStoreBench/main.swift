@@ -3,6 +3,13 @@ import Foundation
 // securestore-bench: times every backend against its limits; see Benchmarks/README.md.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--postgres-concurrency"] {   // the PostgreSQL pool's throughput rows only (PostgresBench.swift)
+    do { print(try PostgresConcurrencyBench.run(), terminator: "") } catch {
+        FileHandle.standardError.write(Data("securestore-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 let options: Options
 do {
     options = try Options.parse(arguments)

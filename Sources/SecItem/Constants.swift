@@ -934,4 +934,5 @@ let statusMessages: [OSStatus: String] = [
     -67903: "The certificate contains multiple extensions with the same extension ID.",
     // errSecInternal (SecBasePriv.h): what iOS returns for an internal failure, and what this module returns.
     -26276: "An internal error occurred in the Security framework.",
+    -26277: "The outcome is unknown: the change was committed on the primary but not confirmed by a synchronous standby (SecureStore's own status).",
 ]

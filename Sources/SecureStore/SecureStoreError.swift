@@ -33,12 +33,17 @@ public struct SecureStoreError: Error, Sendable, Equatable, CustomStringConverti
         public static let decode = Code(name: "decode", status: -26275)
         public static let missingEntitlement = Code(name: "missingEntitlement", status: -34018)
         public static let internalError = Code(name: "internal", status: -26276)
+        /// A write whose outcome is unknown: it may have been committed (a PostgreSQL primary committed it, but
+        /// its synchronous standby did not confirm it within the deadline, or the connection broke during
+        /// COMMIT). Check before retrying. Apple has no such status; -26277 is SecureStore's own, next to
+        /// `errSecInternalError`.
+        public static let outcomeUnknown = Code(name: "outcomeUnknown", status: -26277)
 
         /// Every code this library produces.
         public static let all: [Code] = [
             .unimplemented, .io, .param, .allocate, .notAvailable, .readOnly, .authFailed, .duplicateItem,
             .itemNotFound, .noSuchAttribute, .noSuchClass, .interactionNotAllowed, .decode, .missingEntitlement,
-            .internalError,
+            .internalError, .outcomeUnknown,
         ]
 
         /// The code for an `OSStatus`, if it is one of ours.

@@ -37,7 +37,8 @@ public enum BuiltinBackends {
         })
         BackendRegistry.register(BackendFactory(
             name: "postgres", section: "postgres",
-            allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups"],
+            allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups",
+                          "connectTimeout", "statementTimeout", "lockTimeout", "poolSize"],
             summary: "PostgreSQL shared by many machines, end-to-end encrypted (the server sees no secret)",
             availability: { s in
                 Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
@@ -48,12 +49,37 @@ public enum BuiltinBackends {
     }()
 
     /// The PostgreSQL store from settings: `url` (required, no password in it), `passwordEnv`, the key as for
-    /// SQLite (`passphraseEnv` or `keyFile`, else the default key file), `namespace` (default `securestore`).
+    /// SQLite (`passphraseEnv` > `keyFile` > the default key file), `namespace` (default `securestore`), the
+    /// deadlines in seconds `connectTimeout` (per host, default 5), `statementTimeout` (each statement and
+    /// COMMIT, default 10), `lockTimeout` (waiting for another writer, default 5), and `poolSize` (default 4).
     static func postgres(_ s: BackendSettings) throws(SecureStoreError) -> PostgresStore {
         let (url, passwordEnv) = try postgresSettingsCheck(s)
+        func seconds(_ key: String, _ fallback: Double) throws(SecureStoreError) -> Duration {
+            guard let value = try number(s, key) else { return .milliseconds(Int(fallback * 1000)) }
+            guard value >= 0.001, value <= 3600 else {
+                throw .param(key, "\(s.source): \"\(key)\" must be a number of seconds from 0.001 to 3600.")
+            }
+            return .milliseconds(Int((value * 1000).rounded()))
+        }
+        let poolSize = try number(s, "poolSize") ?? Double(PostgresBackend.defaultPoolSize)
+        guard poolSize == poolSize.rounded(), (1...64).contains(poolSize) else {
+            throw .param("poolSize", "\(s.source): \"poolSize\" must be a whole number from 1 to 64.")
+        }
         return try PostgresStore(url: url, key: try sqliteKey(s), namespace: try s.string("namespace") ?? "securestore",
                                  passwordEnv: passwordEnv,
-                                 configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
+                                 configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]),
+                                 connectTimeout: try seconds("connectTimeout", 5),
+                                 statementTimeout: try seconds("statementTimeout", 10),
+                                 lockTimeout: try seconds("lockTimeout", 5), poolSize: Int(poolSize))
+    }
+
+    /// The number at `key`, or nil when absent.
+    static func number(_ s: BackendSettings, _ key: String) throws(SecureStoreError) -> Double? {
+        switch s.values[key] {
+        case nil, .null?: return nil
+        case .number(let n)?: return n
+        default: throw .param(key, "\(s.source): \"\(key)\" must be a number.")
+        }
     }
 
     /// Checks the PostgreSQL settings without connecting: a URL is given, the password and passphrase

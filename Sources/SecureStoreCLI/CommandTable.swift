@@ -161,8 +161,8 @@ public enum CLITable {
                        verifies every copy, and leaves the source unchanged; on failure the target stays as it was.
                        """,
                    options: [CLIOption("to", value: "CONFIG_FILE", "the config file that selects the target store", required: true)]),
-        CLICommand("rekey", summary: "rotate the SQLite key or passphrase",
-                   details: "Re-encrypts the SQLite store under a new key or passphrase (give exactly one of the two options).",
+        CLICommand("rekey", summary: "rotate the SQLite or PostgreSQL key or passphrase",
+                   details: "Re-encrypts the SQLite or PostgreSQL store under a new key or passphrase (give exactly one of the two options).",
                    options: [
                        CLIOption("new-key-file", value: "FILE", "the new key file (created)"),
                        CLIOption("new-passphrase-env", value: "VAR", "the environment variable holding the new passphrase"),

@@ -3,6 +3,7 @@ import SecureStore
 import SQLiteStore
 import SecureStoreCrypto
 import SecureStoreCLI
+import PostgresStore
 
 /// export / import / migrate / rekey.
 enum Transfer {
@@ -83,7 +84,7 @@ enum Transfer {
         StandardStreams.note(text)
     }
 
-    /// Rotates the SQLite store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
+    /// Rotates the SQLite or PostgreSQL store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
     static func rekey(to target: RekeyTarget, _ context: Context) throws(CLIError) {
         let key: StoreKey
         switch target {
@@ -94,10 +95,14 @@ enum Transfer {
             }
             key = .passphrase(p)
         }
-        guard let store = try context.open() as? SQLiteStore else {
-            throw .usage("rekey works on the sqlite backend only.")
+        let store = try context.open()
+        if let sqlite = store as? SQLiteStore {
+            try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
+        } else if let postgres = store as? PostgresStore {
+            try Commands.store { () throws(SecureStoreError) in try postgres.rekey(to: key) }
+        } else {
+            throw .usage("rekey works on the sqlite and postgres backends only.")
         }
-        try Commands.store { () throws(SecureStoreError) in try store.rekey(to: key) }
         StandardStreams.report("re-encrypted every item under the new key; update your config to use it")
     }
 }

@@ -71,3 +71,48 @@ struct CLIPostgresTests {
         #expect(try back.run(["get", "--service", "mig", "--account", "a2"]).stdout == Data("s2".utf8))
     }
 }
+
+@Suite("securestore CLI rekey on PostgreSQL")
+struct CLIPostgresRekeyTests {
+    @Test("rekey --new-key-file: the old key file then gets exit 4, a config with the new one reads every item")
+    func rekey() throws {
+        let tool = try Tool.postgres()
+        for i in 0..<3 {
+            #expect(try tool.run(["add", "--service", "rk", "--account", "a\(i)"], stdin: Data("s\(i)".utf8)).status == 0)
+        }
+        guard let config = tool.environment["SECURESTORE_CONFIG"] else { Issue.record("no config"); return }
+        let dir = URL(fileURLWithPath: config).deletingLastPathComponent().path
+        let newKey = dir + "/new.key"
+        let rekeyed = try tool.run(["rekey", "--new-key-file", newKey])
+        #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
+        #expect(try tool.run(["get", "--service", "rk", "--account", "a1"]).status == 4)
+        let json = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\(dir)/store.key", with: newKey)
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        #expect(try tool.run(["get", "--service", "rk", "--account", "a1"]).stdout == Data("s1".utf8))
+    }
+}
+
+@Suite("securestore CLI: PostgreSQL deadlines and pool settings")
+struct CLIPostgresSettingsTests {
+    @Test("connectTimeout, statementTimeout, lockTimeout and poolSize are read from the config; bad values are exit 2 naming the key")
+    func settings() throws {
+        guard let url = ProcessInfo.processInfo.environment["SECURESTORE_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw Tool.ToolError(message: "SECURESTORE_TEST_POSTGRES_URL is not set: run the tests under scripts/with-postgres.sh")
+        }
+        func tool(_ extra: String) throws -> Tool {
+            try Tool.configured { dir in
+                #"{"backend": "postgres", "postgres": {"url": "\#(url)", "passwordEnv": "SECURESTORE_TEST_POSTGRES_PASSWORD", "keyFile": "\#(dir)/store.key", "namespace": "cli-set-\#(UInt64.random(in: 0...UInt64.max))"\#(extra)}}"#
+            }
+        }
+        let good = try tool(#", "connectTimeout": 3, "statementTimeout": 2.5, "lockTimeout": 0.5, "poolSize": 2"#)
+        #expect(try good.run(["add", "--service", "s", "--account", "a"], stdin: Data("x".utf8)).status == 0)
+        #expect(try good.run(["get", "--service", "s", "--account", "a"]).stdout == Data("x".utf8))
+        for (extra, key) in [(#", "poolSize": 0"#, "poolSize"), (#", "poolSize": 2.5"#, "poolSize"),
+                             (#", "statementTimeout": "10""#, "statementTimeout"), (#", "lockTimeout": 0"#, "lockTimeout"),
+                             (#", "connectTimeout": 99999"#, "connectTimeout")] {
+            let outcome = try tool(extra).run(["find"])
+            #expect(outcome.status == 2, "\(extra): \(outcome.stderr)")
+            #expect(outcome.stderr.contains(key), "\(extra): \(outcome.stderr)")
+        }
+    }
+}

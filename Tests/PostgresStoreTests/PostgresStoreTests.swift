@@ -226,11 +226,12 @@ struct PostgresStoreTests {
 
 @Suite("PostgreSQL store, timeouts")
 struct PostgresTimeoutTests {
-    @Test("a writer blocked by another session's lock fails with io after the statement timeout, and works after")
-    func blockedWriter() throws {
+    @Test("a writer blocked by another writer's lock fails with io after the lock timeout, naming the holder, and works after",
+          arguments: [(statement: 10, lock: 1), (statement: 1, lock: 5)])
+    func blockedWriter(timeouts: (statement: Int, lock: Int)) throws {
         let ns = Server.freshNamespace("lock"), key = randomKey()
         let store = try PostgresStore(url: Server.url(), key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv,
-                                      statementTimeout: .seconds(1))
+                                      statementTimeout: .seconds(timeouts.statement), lockTimeout: .seconds(timeouts.lock))
         // Another client holds the namespace's writer lock for 4 s.
         guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
             "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresBackend.advisoryLockKey(namespace: ns))); SELECT pg_sleep(4); COMMIT;"],
@@ -244,7 +245,9 @@ struct PostgresTimeoutTests {
         // Wait until the lock is held.
         var held = false
         for _ in 0..<100 where !held {
-            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"])
+            let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
             held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
             if !held { usleep(50_000) }
         }
@@ -255,6 +258,8 @@ struct PostgresTimeoutTests {
         }
         let waited = ContinuousClock.now - start
         #expect(blocked?.code == .io, "\(String(describing: blocked))")
+        #expect(blocked?.message.contains("Another writer of namespace \(ns) holds its lock") == true, "\(String(describing: blocked))")
+        #expect(blocked?.message.contains("application psql") == true, "names the holder: \(String(describing: blocked))")
         #expect(waited < .seconds(3), "bounded by the 1 s timeout: \(waited)")
         _ = reap(holder, timeout: .seconds(30))
         try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data("x".utf8)), returning: [])

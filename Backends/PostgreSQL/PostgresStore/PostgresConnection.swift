@@ -22,29 +22,50 @@ struct PGRows {
 /// Every statement with values is sent with parameters (never spliced into SQL), prepared once per
 /// connection, in binary format both ways. Errors become ``SecureStoreError``s by SQLSTATE; their messages
 /// carry the server's primary message and never a parameter value, a password or the URL's password.
-final class PostgresConnection: @unchecked Sendable {   // used only under the owning backend's lock
+///
+/// Every call is bounded on the client: connecting uses `PQconnectStartParams`/`PQconnectPoll`, one host at
+/// a time, each within `connectTimeout`; every statement and `COMMIT` is sent with libpq's asynchronous API
+/// and awaited with `poll(2)` until `statementTimeout`. At the deadline the statement is cancelled
+/// (`PQcancel`, on a thread of its own so a server that does not answer cannot hold the caller) and its
+/// answer awaited for at most ``cancelGrace``; without one, the connection is abandoned. So no call waits
+/// longer than its deadline plus ``cancelGrace``, whatever the server, the network or a synchronous standby do.
+final class PostgresConnection: @unchecked Sendable {   // used by one caller at a time (the backend's pool)
     private let conn: OpaquePointer
     /// `host:port` of the server this connection reached, for messages.
     let endpoint: String
+    /// The position of that server in the URL's host list.
+    let hostIndex: Int
     /// The SQLSTATE of the last failed statement (`"40001"` …), for the caller's retry decisions.
     private(set) var lastSQLState: String?
     private var prepared: [String: String] = [:]
-    private let statementTimeoutMilliseconds: Int
+    private let options: Options
+    /// Set when a deadline passed without an answer, or the connection broke: it is not used again.
+    private var abandoned = false
+    /// Whether a transaction ran on this connection before (a break shows only when it is used again).
+    var wasUsed = false
+
+    /// How long a cancelled statement's answer is awaited after its deadline before the connection is dropped.
+    static let cancelGraceMilliseconds = 1_000
+    /// How long after `statementTimeout` the client's deadline passes (the server's own timeout answers first).
+    static let serverFirstMilliseconds = 200
 
     /// Connection settings that are not in the URL.
     struct Options: Sendable {
-        /// libpq's `connect_timeout` per host, in seconds (libpq's minimum is 2). The URL may override it.
-        var connectTimeoutSeconds: Int = 5
-        /// `statement_timeout` (and `lock_timeout`) of the session.
+        /// The deadline of a connection attempt to one host (a URL's `connect_timeout`, in seconds, wins).
+        var connectTimeoutMilliseconds: Int = 5_000
+        /// The client deadline of each statement and `COMMIT`; also the session's `statement_timeout`.
         var statementTimeoutMilliseconds: Int = 10_000
+        /// The session's `lock_timeout`: how long a writer waits for another writer of its namespace.
+        var lockTimeoutMilliseconds: Int = 5_000
         /// Shown in `pg_stat_activity`.
         var applicationName: String = "securestore"
     }
 
-    private init(conn: OpaquePointer, endpoint: String, statementTimeoutMilliseconds: Int) {
+    private init(conn: OpaquePointer, endpoint: String, hostIndex: Int, options: Options) {
         self.conn = conn
         self.endpoint = endpoint
-        self.statementTimeoutMilliseconds = statementTimeoutMilliseconds
+        self.hostIndex = hostIndex
+        self.options = options
     }
 
     deinit { PQfinish(conn) }
@@ -58,10 +79,31 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
         var database: String
         var user: String
         var hasPassword: Bool
+        /// Every keyword the URL sets, in libpq's order (the password, if any, is never kept here).
+        var settings: [(String, String)] = []
 
         var description: String {
             let host = hosts.isEmpty ? "the local socket" : hosts
             return "\(host)\(ports.isEmpty ? "" : " port \(ports)")\(database.isEmpty ? "" : ", database \(database)")"
+        }
+
+        /// One entry per host of the URL: its `host`, `hostaddr` and `port` settings (libpq's pairing rules: one
+        /// port serves every host).
+        var endpoints: [[(String, String)]] {
+            func list(_ key: String) -> [String] {
+                guard let value = settings.first(where: { $0.0 == key })?.1, !value.isEmpty else { return [] }
+                return value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            }
+            let hosts = list("host"), addresses = list("hostaddr"), ports = list("port")
+            let count = max(1, hosts.count, addresses.count)
+            return (0..<count).map { i in
+                var out: [(String, String)] = []
+                if i < hosts.count, !hosts[i].isEmpty { out.append(("host", hosts[i])) }
+                if i < addresses.count, !addresses[i].isEmpty { out.append(("hostaddr", addresses[i])) }
+                let port = ports.count == 1 ? ports[0] : (i < ports.count ? ports[i] : "")
+                if !port.isEmpty { out.append(("port", port)) }
+                return out
+            }
         }
     }
 
@@ -79,7 +121,8 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
         while let keyword = option.pointee.keyword {
             if let value = option.pointee.val {
                 let text = String(cString: value)
-                switch String(cString: keyword) {
+                let name = String(cString: keyword)
+                switch name {
                 case "host": target.hosts = text
                 case "hostaddr": if target.hosts.isEmpty { target.hosts = text }
                 case "port": target.ports = text
@@ -88,28 +131,95 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
                 case "password": target.hasPassword = !text.isEmpty
                 default: break
                 }
+                if name != "password" { target.settings.append((name, text)) }
             }
             option += 1
         }
         return target
     }
 
-    /// Connects to `url` (a libpq URL or `key=value` string; several hosts give failover), with `password`
-    /// when given, and sets the session's timeouts.
+    /// Connects to one of `target`'s hosts (several give failover), trying the host at `preferred` first,
+    /// then the others in the URL's order, each within the connect deadline; with `password` when given.
+    /// Sets the session's timeouts.
     ///
-    /// - Throws: `notAvailable` naming the host(s) and libpq's reason when no server accepts the connection
-    ///   within the connect timeout; `param` for a malformed URL.
-    static func connect(url: String, password: String?, options: Options) throws(SecureStoreError) -> PostgresConnection {
-        let target = try parse(url)
-        // Earlier keywords are defaults the URL may override; the password comes last and wins.
-        var pairs: [(String, String)] = [
-            ("connect_timeout", String(max(2, options.connectTimeoutSeconds))),
+    /// - Throws: `readOnly` when every server that answered is a standby or read-only and the URL asks for
+    ///   `target_session_attrs=read-write`; `notAvailable` naming each host and libpq's reason otherwise.
+    static func connect(target: Target, password: String?, options: Options, preferred: Int? = nil)
+        throws(SecureStoreError) -> PostgresConnection
+    {
+        let endpoints = target.endpoints
+        var order = Array(endpoints.indices)
+        if let preferred, order.contains(preferred) { order.removeAll { $0 == preferred }; order.insert(preferred, at: 0) }
+        var perHost = options.connectTimeoutMilliseconds
+        if let text = target.settings.first(where: { $0.0 == "connect_timeout" })?.1, let seconds = Int(text), seconds > 0 {
+            perHost = max(2, seconds) * 1000   // libpq's own rule: at least 2 s
+        }
+        // Earlier keywords are defaults the URL may override (its own settings follow).
+        var base: [(String, String)] = [
             ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "3"), ("keepalives_count", "3"),
-            ("tcp_user_timeout", String(max(2, options.connectTimeoutSeconds) * 1000 + options.statementTimeoutMilliseconds)),
+            ("tcp_user_timeout", String(perHost + options.statementTimeoutMilliseconds)),
             ("application_name", options.applicationName),
-            ("dbname", url),
         ]
-        if let password { pairs.append(("password", password)) }
+        let perHostKeys: Set<String> = ["host", "hostaddr", "port", "connect_timeout"]
+        for (key, value) in target.settings where !perHostKeys.contains(key) {
+            base.removeAll { $0.0 == key }
+            base.append((key, value))
+        }
+        var reasons: [String] = []
+        var readOnlySeen = false
+        // One host at a time, so libpq applies target_session_attrs to each; `prefer-standby` (which libpq
+        // resolves across its host list) becomes a pass asking for a standby, then one taking any server.
+        var passes: [(index: Int, attrs: String?)] = order.map { ($0, nil) }
+        if target.settings.first(where: { $0.0 == "target_session_attrs" })?.1 == "prefer-standby" {
+            passes = order.map { ($0, "standby") } + order.map { ($0, "any") }
+        }
+        for (index, attrs) in passes {
+            var pairs = base + endpoints[index]
+            if let attrs {
+                pairs.removeAll { $0.0 == "target_session_attrs" }
+                pairs.append(("target_session_attrs", attrs))
+            }
+            if let password { pairs.append(("password", password)) }
+            let name = endpoints[index].filter { $0.0 != "port" }.map(\.1).first ?? "the local socket"
+            let port = endpoints[index].first { $0.0 == "port" }?.1
+            let label = name + (port.map { ":\($0)" } ?? "")
+            switch attempt(pairs, deadline: Deadline(milliseconds: perHost)) {
+            case .success(let connection):
+                let host = PQhost(connection).map { String(cString: $0) } ?? ""
+                let port = PQport(connection).map { String(cString: $0) } ?? ""
+                let endpoint = (host.hasPrefix("/") || host.isEmpty ? "socket \(host)" : host) + (port.isEmpty ? "" : ":\(port)")
+                let result = PostgresConnection(conn: connection, endpoint: endpoint, hostIndex: index, options: options)
+                let ms = max(1, options.statementTimeoutMilliseconds)
+                do throws(SecureStoreError) {
+                    try result.execute("""
+                        SET statement_timeout = \(ms); SET lock_timeout = \(max(1, options.lockTimeoutMilliseconds));
+                        SET idle_in_transaction_session_timeout = \(max(ms * 6, 60_000));
+                        SET client_min_messages = warning
+                        """)
+                } catch {
+                    reasons.append("\(label): \(error.message)")
+                    continue
+                }
+                return result
+            case .failure(let failure):
+                let reason = failure.reason
+                // libpq's words for a server that target_session_attrs=read-write or primary turned down.
+                if reason.contains("session is read-only") || reason.contains("server is in hot standby mode") {
+                    readOnlySeen = true
+                }
+                reasons.append("\(label): \(reason)")
+            }
+        }
+        if readOnlySeen {
+            throw SecureStoreError(.readOnly,
+                "No PostgreSQL server at \(target.description) accepts writes: \(reasons.joined(separator: "; ")). The reachable ones are standbys or read-only.")
+        }
+        throw SecureStoreError(.notAvailable,
+            "PostgreSQL at \(target.description) is not available: \(reasons.joined(separator: "; ")).")
+    }
+
+    /// One connection attempt (one host; libpq tries each of its addresses) within `deadline`.
+    private static func attempt(_ pairs: [(String, String)], deadline: Deadline) -> Result<OpaquePointer, AttemptFailure> {
         let keywords: [UnsafeMutablePointer<CChar>?] = pairs.map { strdup($0.0) } + [nil]
         let values: [UnsafeMutablePointer<CChar>?] = pairs.map { strdup($0.1) } + [nil]
         defer {
@@ -119,35 +229,53 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
                 free(p)
             }
         }
-        let connection: OpaquePointer? = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
+        let started: OpaquePointer? = keywords.map { UnsafePointer($0) }.withUnsafeBufferPointer { k in
             values.map { UnsafePointer($0) }.withUnsafeBufferPointer { v in
-                PQconnectdbParams(k.baseAddress, v.baseAddress, 1)
+                PQconnectStartParams(k.baseAddress, v.baseAddress, 0)
             }
         }
-        guard let connection else {
-            throw SecureStoreError(.allocate, "libpq could not allocate a connection.")
-        }
-        guard PQstatus(connection) == CONNECTION_OK else {
+        guard let connection = started else { return .failure(AttemptFailure("libpq could not allocate a connection")) }
+        if PQstatus(connection) == CONNECTION_BAD {
             let reason = oneLine(String(cString: PQerrorMessage(connection)))
             PQfinish(connection)
-            throw SecureStoreError(.notAvailable, "PostgreSQL at \(target.description) is not available: \(reason)")
+            return .failure(AttemptFailure(reason))
         }
-        let host = PQhost(connection).map { String(cString: $0) } ?? ""
-        let port = PQport(connection).map { String(cString: $0) } ?? ""
-        let endpoint = (host.hasPrefix("/") || host.isEmpty ? "socket \(host)" : host) + (port.isEmpty ? "" : ":\(port)")
-        let result = PostgresConnection(conn: connection, endpoint: endpoint,
-                                        statementTimeoutMilliseconds: options.statementTimeoutMilliseconds)
-        let ms = max(1, options.statementTimeoutMilliseconds)
-        try result.execute("""
-            SET statement_timeout = \(ms); SET lock_timeout = \(ms);
-            SET idle_in_transaction_session_timeout = \(max(ms * 6, 60_000));
-            SET client_min_messages = warning
-            """)
-        return result
+        var state = PGRES_POLLING_WRITING
+        while true {
+            switch state {
+            case PGRES_POLLING_OK:
+                PQsetNoticeProcessor(connection, { _, _ in }, nil)   // warnings are read from results, never printed
+                PQsetnonblocking(connection, 1)
+                return .success(connection)
+            case PGRES_POLLING_FAILED:
+                let reason = oneLine(String(cString: PQerrorMessage(connection)))
+                PQfinish(connection)
+                return .failure(AttemptFailure(reason.isEmpty ? "the connection failed" : reason))
+            default:
+                let events = state == PGRES_POLLING_READING ? Int16(POLLIN) : Int16(POLLOUT)
+                if !wait(socket: PQsocket(connection), events: events, until: deadline) {
+                    PQfinish(connection)
+                    return .failure(AttemptFailure("no answer within the connect timeout of \(deadline.total) ms"))
+                }
+                state = PQconnectPoll(connection)
+            }
+        }
     }
 
-    /// Whether the connection is still usable (libpq has not seen it break).
-    var isOpen: Bool { PQstatus(conn) == CONNECTION_OK }
+    struct AttemptFailure: Error {
+        let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// Whether the connection is still usable (libpq has not seen it break, no deadline was missed).
+    var isOpen: Bool { !abandoned && PQstatus(conn) == CONNECTION_OK }
+
+    /// Whether the server said at connect time that it takes writes (not a hot standby, not read-only by
+    /// default); servers before 14 do not say whether they are standbys.
+    var acceptsWrites: Bool {
+        func parameter(_ name: String) -> String? { PQparameterStatus(conn, name).map { String(cString: $0) } }
+        return parameter("in_hot_standby") != "on" && parameter("default_transaction_read_only") != "on"
+    }
 
     /// Whether a transaction is open or failed on this connection.
     var inTransaction: Bool {
@@ -155,21 +283,210 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
+    // MARK: Waiting
+
+    /// A point in time `milliseconds` from now, on the monotonic clock.
+    struct Deadline {
+        let end: UInt64
+        let total: Int
+        init(milliseconds: Int) {
+            total = milliseconds
+            end = Deadline.now() + UInt64(max(0, milliseconds)) * 1_000_000
+        }
+        static func now() -> UInt64 {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        }
+        /// Milliseconds left, rounded up; 0 when passed.
+        var remaining: Int32 {
+            let now = Deadline.now()
+            return now >= end ? 0 : Int32(clamping: (end - now + 999_999) / 1_000_000)
+        }
+    }
+
+    /// Waits until `socket` is ready for `events` or `deadline` passes; false on the deadline.
+    private static func wait(socket: Int32, events: Int16, until deadline: Deadline) -> Bool {
+        guard socket >= 0 else { return true }   // libpq reports the broken socket on its next call
+        while true {
+            let left = deadline.remaining
+            if left == 0 { return false }
+            var fd = pollfd(fd: socket, events: events, revents: 0)
+            let ready = poll(&fd, 1, left)
+            if ready > 0 { return true }
+            if ready == 0 { return false }
+            if errno != EINTR { return true }
+        }
+    }
+
+    /// What waiting for a statement's answer came to.
+    private enum Answer {
+        /// The statement's results: the first failed one, else the last one (the caller clears it).
+        case done(OpaquePointer?)
+        case timedOut
+        case lost
+    }
+
+    /// Sends everything libpq buffered and reads every result of the statement sent, until `deadline`.
+    private func collect(_ deadline: Deadline) -> Answer {
+        let socket = PQsocket(conn)
+        while true {
+            let flushed = PQflush(conn)
+            if flushed == 0 { break }
+            if flushed < 0 { return .lost }
+            if !Self.wait(socket: socket, events: Int16(POLLIN | POLLOUT), until: deadline) { return .timedOut }
+            if PQconsumeInput(conn) == 0 { return .lost }
+        }
+        var chosen: OpaquePointer? = nil
+        while true {
+            while PQisBusy(conn) != 0 {
+                if !Self.wait(socket: socket, events: Int16(POLLIN), until: deadline) {
+                    if let chosen { PQclear(chosen) }
+                    return .timedOut
+                }
+                if PQconsumeInput(conn) == 0 {
+                    if let chosen { PQclear(chosen) }
+                    return .lost
+                }
+            }
+            guard let result = PQgetResult(conn) else { break }
+            if let current = chosen {
+                if Self.succeeded(current) {
+                    PQclear(current)
+                    chosen = result
+                } else {
+                    PQclear(result)   // a later result after a failure
+                }
+            } else {
+                chosen = result
+            }
+        }
+        if chosen == nil, PQstatus(conn) != CONNECTION_OK { return .lost }
+        return .done(chosen)
+    }
+
+    private static func succeeded(_ result: OpaquePointer) -> Bool {
+        let status = PQresultStatus(result)
+        return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY
+    }
+
+    /// Asks the server to cancel the running statement, on a thread of its own (PQcancel blocks on a new
+    /// connection to the server, which may not answer either).
+    private func requestCancel() {
+        guard let cancel = PQgetCancel(conn) else { return }
+        let box = CancelBox(cancel: cancel)
+        let thread = Thread {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(box.cancel, &buffer, Int32(buffer.count))
+            PQfreeCancel(box.cancel)
+        }
+        thread.start()
+    }
+
+    /// What kind of statement runs, for the outcome of a missed deadline.
+    private enum Kind { case statement, commit }
+
+    /// Sends with `send` and returns the statement's result (nil for none), bounded by the statement deadline.
+    private func roundTrip(_ kind: Kind, _ send: () -> Int32) throws(SecureStoreError) -> OpaquePointer? {
+        guard !abandoned else {
+            throw SecureStoreError(.notAvailable, "The connection to PostgreSQL at \(endpoint) was abandoned. The next call reconnects.")
+        }
+        if send() == 0 {
+            abandoned = true
+            // Nothing reached the server: a COMMIT not sent leaves the transaction to be rolled back.
+            throw lost(oneLine(String(cString: PQerrorMessage(conn))))
+        }
+        let limit = options.statementTimeoutMilliseconds
+        // The server's own statement_timeout (the same limit) normally answers first; the client's deadline
+        // comes a moment later, for what the server does not time out (a synchronous-replication wait, a
+        // server or network that stopped answering).
+        switch collect(Deadline(milliseconds: limit + Self.serverFirstMilliseconds)) {
+        case .done(let result):
+            return result
+        case .lost:
+            abandoned = true
+            if kind == .commit { throw commitUnknown("the connection was lost while COMMIT was in flight") }
+            throw lost(oneLine(String(cString: PQerrorMessage(conn))))
+        case .timedOut:
+            requestCancel()
+            // A cancel request may arrive late and hit the next statement: this connection is not reused.
+            abandoned = true
+            switch collect(Deadline(milliseconds: Self.cancelGraceMilliseconds)) {
+            case .done(let result):
+                // COMMIT answered after the cancel: the server committed locally and stopped waiting for its
+                // synchronous standby (it says so in a WARNING). Anything else is the statement's own answer
+                // (a cancelled one is 57014: nothing changed; a COMMIT that failed rolled back).
+                if kind == .commit, let result, Self.succeeded(result),
+                   PQcmdStatus(result).map({ String(cString: $0) }) == "COMMIT" {
+                    PQclear(result)
+                    throw committedUnconfirmed("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
+                }
+                return result
+            case .timedOut, .lost:
+                abandoned = true
+                if kind == .commit {
+                    throw commitUnknown("PostgreSQL did not answer COMMIT within \(limit) ms, nor its cancellation")
+                }
+                throw SecureStoreError(.notAvailable,
+                    "PostgreSQL at \(endpoint) did not answer within the client deadline of \(limit) ms, nor a cancel request; the connection was dropped and the next call reconnects.")
+            }
+        }
+    }
+
+    private func lost(_ reason: String) -> SecureStoreError {
+        let reason = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+        return SecureStoreError(.notAvailable,
+            "The connection to PostgreSQL at \(endpoint) was lost: \(reason.isEmpty ? "no answer" : reason). The next call reconnects.")
+    }
+
+    /// The server committed, but its synchronous standby did not confirm the commit in time.
+    private func committedUnconfirmed(_ why: String) -> SecureStoreError {
+        SecureStoreError(.outcomeUnknown,
+            "outcome unknown: committed on the primary, not confirmed by a synchronous standby (\(why); PostgreSQL at \(endpoint)). Check whether the change is there before retrying.")
+    }
+
+    /// COMMIT was sent and no answer says whether it happened.
+    private func commitUnknown(_ why: String) -> SecureStoreError {
+        SecureStoreError(.outcomeUnknown,
+            "outcome unknown: the change may or may not have been committed (\(why); PostgreSQL at \(endpoint)). Check whether the change is there before retrying.")
+    }
+
     // MARK: Statements
 
-    /// Runs SQL without parameters (one or several statements: `BEGIN`, `COMMIT`, DDL).
-    func execute(_ sql: String) throws(SecureStoreError) {
-        let result = PQexec(conn, sql)
-        defer { PQclear(result) }
+    /// Runs SQL without parameters (one or several statements: `BEGIN`, DDL) in one round trip; returns the
+    /// rows of the last statement.
+    @discardableResult
+    func execute(_ sql: String) throws(SecureStoreError) -> PGRows {
+        let result = try roundTrip(.statement) { PQsendQuery(conn, sql) }
+        defer { if let result { PQclear(result) } }
         try check(result)
+        guard let result else { return PGRows(rows: [], affected: 0) }
+        return try Self.rows(result)
+    }
+
+    /// `text` as an SQL string literal, quoted and escaped by libpq for this connection's encoding.
+    func literal(_ text: String) throws(SecureStoreError) -> String {
+        guard let quoted = PQescapeLiteral(conn, text, text.utf8.count) else {
+            throw .param("namespace", "PostgreSQL cannot quote this value: \(oneLine(String(cString: PQerrorMessage(conn))))")
+        }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
     }
 
     /// Commits the open transaction; throws when the server rolled it back instead (an earlier statement
-    /// failed), so a caller never takes a rollback for a commit.
+    /// failed), so a caller never takes a rollback for a commit, and `outcomeUnknown` when the commit may
+    /// have happened without being confirmed (the deadline passed during a synchronous-replication wait, or
+    /// the connection broke while COMMIT was in flight).
     func commit() throws(SecureStoreError) {
-        let result = PQexec(conn, "COMMIT")
-        defer { PQclear(result) }
-        try check(result)
+        let result = try roundTrip(.commit) { PQsendQuery(conn, "COMMIT") }
+        defer { if let result { PQclear(result) } }
+        do throws(SecureStoreError) {
+            try check(result)
+        } catch {
+            // The server ended the session during COMMIT (shutdown, failover): it may have committed first.
+            if error.code == .notAvailable { throw commitUnknown("the server ended the session during COMMIT: \(error.message)") }
+            throw error
+        }
         let tag = result.flatMap { PQcmdStatus($0) }.map { String(cString: $0) } ?? ""
         guard tag == "COMMIT" else {
             throw SecureStoreError(.internalError,
@@ -186,8 +503,10 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
         } else {
             name = "ss\(prepared.count + 1)"
             let types: [Oid] = params.map(Self.typeOid)
-            let result = types.withUnsafeBufferPointer { PQprepare(conn, name, sql, Int32(params.count), $0.baseAddress) }
-            defer { PQclear(result) }
+            let result = try roundTrip(.statement) {
+                types.withUnsafeBufferPointer { PQsendPrepare(conn, name, sql, Int32(params.count), $0.baseAddress) }
+            }
+            defer { if let result { PQclear(result) } }
             try check(result)
             prepared[sql] = name
         }
@@ -216,14 +535,16 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
         defer { for b in buffers { b?.deallocate() } }
         let formats = [Int32](repeating: 1, count: params.count)
         let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) } }
-        let result = values.withUnsafeBufferPointer { v in
-            lengths.withUnsafeBufferPointer { l in
-                formats.withUnsafeBufferPointer { f in
-                    PQexecPrepared(conn, name, Int32(params.count), v.baseAddress, l.baseAddress, f.baseAddress, 1)
+        let result = try roundTrip(.statement) {
+            values.withUnsafeBufferPointer { v in
+                lengths.withUnsafeBufferPointer { l in
+                    formats.withUnsafeBufferPointer { f in
+                        PQsendQueryPrepared(conn, name, Int32(params.count), v.baseAddress, l.baseAddress, f.baseAddress, 1)
+                    }
                 }
             }
         }
-        defer { PQclear(result) }
+        defer { if let result { PQclear(result) } }
         try check(result)
         guard let result else { return PGRows(rows: [], affected: 0) }
         return try Self.rows(result)
@@ -302,10 +623,10 @@ final class PostgresConnection: @unchecked Sendable {   // used only under the o
                 "The item already exists: another client stored an item with the same uniqueness key.")
         case "57014":
             throw SecureStoreError(.io,
-                "PostgreSQL at \(endpoint) cancelled a statement after the statement_timeout of \(statementTimeoutMilliseconds) ms.")
+                "PostgreSQL at \(endpoint) cancelled a statement after the statement_timeout of \(options.statementTimeoutMilliseconds) ms; nothing was changed.")
         case "55P03":
             throw SecureStoreError(.io,
-                "A lock on PostgreSQL at \(endpoint) was not granted within \(statementTimeoutMilliseconds) ms (lock_timeout).")
+                "A lock on PostgreSQL at \(endpoint) was not granted within the lock_timeout of \(options.lockTimeoutMilliseconds) ms; nothing was changed.")
         case "40001", "40P01":
             throw SecureStoreError(.io, "PostgreSQL at \(endpoint) aborted a transaction that collided with another: \(primary).")
         case "53300", "53000", "53100", "53200":
@@ -325,3 +646,7 @@ private func oneLine(_ text: String) -> String {
         .filter { !$0.isEmpty }.joined(separator: "; ")
 }
 
+/// A cancel handle handed to the thread that sends the cancel request (which frees it); nobody else uses it.
+private struct CancelBox: @unchecked Sendable {
+    let cancel: OpaquePointer
+}

@@ -7,6 +7,8 @@
 //       $SECURESTORE_TEST_POSTGRES_CONTROL, reports each failure ("down WHAT CODE MILLISECONDS MESSAGE"),
 //       starts it again and reports what the same store object then finds ("up N", "final N")
 //
+//   securestore-postgres-worker pair SCENARIO                         the primary + standby scenarios (Pair.swift)
+//
 // STORE is `pg:NAMESPACE` (the server in $SECURESTORE_TEST_POSTGRES_URL, password in
 // $SECURESTORE_TEST_POSTGRES_PASSWORD) or `sqlite:PATH`, so the same sequence runs against both backends.
 // Prints one line per operation, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE".
@@ -21,6 +23,13 @@ func say(_ line: String) {
 }
 
 let args = CommandLine.arguments
+if args.count == 3, args[1] == "pair" {
+    do throws(SecureStoreError) { try Pair.run(args[2]) } catch {
+        say("fatal \(error)")
+        exit(1)
+    }
+    exit(0)
+}
 guard args.count >= 6 else {
     FileHandle.standardError.write(Data("usage: securestore-postgres-worker add|script STORE HEXKEY PREFIX …\n".utf8))
     exit(2)
