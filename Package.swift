@@ -107,8 +107,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
-                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
-        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
+                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore", "TestSupport"]),
+        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing"]),
     ]

@@ -5,7 +5,7 @@ import SecureStore
 import PostgresStore
 import SQLiteStore
 
-@Suite("PostgreSQL store")
+@Suite("PostgreSQL store", .requires(.postgres))
 struct PostgresStoreTests {
     @Test("items survive a new connection; the same key in another namespace sees nothing")
     func reopen() throws {
@@ -225,7 +225,7 @@ struct PostgresStoreTests {
     }
 }
 
-@Suite("PostgreSQL store, timeouts")
+@Suite("PostgreSQL store, timeouts", .requires(.postgres))
 struct PostgresTimeoutTests {
     @Test("a writer blocked by another session's lock fails with io after the statement timeout, and works after")
     func blockedWriter() throws {
@@ -264,7 +264,7 @@ struct PostgresTimeoutTests {
     }
 }
 
-@Suite("PostgreSQL store, several processes", .serialized)
+@Suite("PostgreSQL store, several processes", .serialized, .requires(.postgres))
 struct PostgresProcessTests {
     func okCount(_ lines: [String]) -> Int { lines.filter { $0.hasPrefix("ok ") }.count }
     func problems(_ lines: [String]) -> [String] { lines.filter { !$0.hasPrefix("ok ") && !$0.hasPrefix("dup ") } }

@@ -2,11 +2,12 @@ import Testing
 import Foundation
 import SecureStore
 import SecretServiceStore
+import TestSupport
 
 /// The Secret Service backend against a real gnome-keyring. Run under `scripts/with-keyring.sh`.
 /// Tests that kill or lock the daemon run the probe executable in a private bus of their own, so they
 /// never disturb the daemon other tests use.
-@Suite("SecretService", .serialized, .timeLimit(.minutes(2)))
+@Suite("SecretService", .serialized, .timeLimit(.minutes(2)), .requires(.secretService))
 struct SecretServiceStoreTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
