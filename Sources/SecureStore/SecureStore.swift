@@ -41,9 +41,22 @@ public protocol SecureStore: Sendable {
 
     /// Which backend and where, for messages; never a secret.
     var storeDescription: String { get }
+
+    /// Whether a call may block its thread, waiting for what, and for how long at most.
+    var blocking: Blocking { get }
+
+    /// The thread the async operations run this store's calls on; `nil` when its calls never block
+    /// (they then run on the caller's task).
+    var storeThread: StoreThread? { get }
 }
 
 extension SecureStore {
+    /// A store that does not say may block without a known bound.
+    public var blocking: Blocking { .unknown }
+
+    /// The process-wide ``StoreThread/shared`` when calls may block (a store should own its thread).
+    public var storeThread: StoreThread? { blocking.mayBlock ? StoreThread.shared : nil }
+
     /// Adds one item and returns nothing.
     public func add(_ item: NewItem) throws(SecureStoreError) {
         try add(item, returning: [])

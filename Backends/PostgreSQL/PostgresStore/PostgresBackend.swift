@@ -68,6 +68,16 @@ public final class PostgresBackend: StorageBackend {
         "postgres \(target.description), namespace \(namespace)"
     }
 
+    /// A call waits for the server: a reconnect after a dropped connection tries each host of the URL for up
+    /// to the connect timeout, and each statement (and each lock it waits for) is cut at the statement
+    /// timeout. The longest single wait is the larger of the two.
+    public var blocking: Blocking {
+        let connect = Duration.seconds(options.connectTimeoutSeconds)
+        let statement = Duration.milliseconds(options.statementTimeoutMilliseconds)
+        return .upTo(max(connect, statement), waitingFor: "the PostgreSQL server: a reconnect (up to \(connect) per host "
+                     + "of the URL), then each statement of the transaction (up to \(statement) each)")
+    }
+
     // MARK: Transactions
 
     /// The live connection, if any; replaced after a failure.
