@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "SecretServiceStore", dependencies: ["SecureStore", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
-        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore"],
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"],
                           path: "Tests/Workers/SecretServiceProbe"),
 
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
@@ -101,7 +101,7 @@ let package = Package(
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
         .target(name: "TestSupport", dependencies: ["SecureStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore", "TestSupport"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                       "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),

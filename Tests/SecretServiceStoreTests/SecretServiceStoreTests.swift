@@ -209,6 +209,26 @@ struct SecretServiceStoreTests {
         #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
     }
 
+    @Test("gnome-keyring stopped: 32 concurrent async lookups each answer within their 1 s timeout; a task ticking every 10 ms is not delayed")
+    func asyncLookupsWhileStopped() throws {
+        let output = try Self.run([Self.packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, Self.probe, "asyncStopped"],
+                                  environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
+        let steps = Self.steps(output.stdout)
+        var measures: [String: String] = [:]
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("measure ") {
+            let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+            if parts.count == 3 { measures[parts[1]] = parts[2] }
+        }
+        print("[secret-service async, daemon stopped] \(measures.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(steps["add"]?.code == "ok", "\(String(describing: steps["add"]))")
+        #expect(measures["lookups"] == "32")
+        #expect(measures["timedOut"] == "32", "a stopped daemon answers nothing: \(measures)")
+        #expect(Int(measures["longestWaitMs"] ?? "") ?? .max < 2500, "each lookup answers near its 1 s timeout")
+        #expect(Int(measures["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed")
+        #expect(Int(measures["ticks"] ?? "") ?? 0 > 20)
+        #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+    }
+
     @Test("locked collection: interactionNotAllowed quickly, never a prompt; works after unlocking")
     func lockedCollection() throws {
         let steps = try Self.privateBusProbe("locked")

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import SecureStore
 import InMemoryStore
+import TestSupport
 
 /// The in-memory backend with every transaction made slow, as a stuck file, daemon or server makes it: a
 /// store whose calls block, to show where the async API runs them.
@@ -19,33 +20,6 @@ final class SlowBackend: StorageBackend {
     {
         Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
         return try inner.withTransaction(writing: writing, body)
-    }
-}
-
-/// Ticks every 10 ms until stopped and records the longest gap between two ticks.
-final class Ticker: Sendable {
-    private let state = Locked<(stop: Bool, maxGap: Duration, ticks: Int)>((false, .zero, 0))
-
-    func run() async {
-        let clock = ContinuousClock()
-        var last = clock.now
-        while !state.withLock({ $0.stop }) {
-            try? await Task.sleep(for: .milliseconds(10))
-            let now = clock.now
-            let gap = now - last
-            last = now
-            state.withLock { s in
-                s.maxGap = max(s.maxGap, gap)
-                s.ticks += 1
-            }
-        }
-    }
-
-    func stop() -> (maxGap: Duration, ticks: Int) {
-        state.withLock { s in
-            s.stop = true
-            return (s.maxGap, s.ticks)
-        }
     }
 }
 
@@ -165,14 +139,4 @@ func syncPassword(_ store: any SecureStore, _ account: String) throws(SecureStor
 
 func syncAdd(_ store: any SecureStore, _ item: NewItem) throws(SecureStoreError) {
     try store.add(item)
-}
-
-/// The error `body` throws, or nil.
-func failure(_ body: () async throws(SecureStoreError) -> Void) async -> SecureStoreError? {
-    do throws(SecureStoreError) {
-        try await body()
-        return nil
-    } catch {
-        return error
-    }
 }

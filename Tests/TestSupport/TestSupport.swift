@@ -90,3 +90,42 @@ public func generic(_ service: String, _ account: String, _ extra: [AttributeNam
     for (k, v) in extra { a[k] = v }
     return a
 }
+
+/// The error `body` throws, or nil.
+public func failure(_ body: () async throws(SecureStoreError) -> Void) async -> SecureStoreError? {
+    do throws(SecureStoreError) {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Ticks every 10 ms until stopped and records the longest gap between two ticks.
+public final class Ticker: Sendable {
+    public init() {}
+
+    private let state = Locked<(stop: Bool, maxGap: Duration, ticks: Int)>((false, .zero, 0))
+
+    public func run() async {
+        let clock = ContinuousClock()
+        var last = clock.now
+        while !state.withLock({ $0.stop }) {
+            try? await Task.sleep(for: .milliseconds(10))
+            let now = clock.now
+            let gap = now - last
+            last = now
+            state.withLock { s in
+                s.maxGap = max(s.maxGap, gap)
+                s.ticks += 1
+            }
+        }
+    }
+
+    public func stop() -> (maxGap: Duration, ticks: Int) {
+        state.withLock { s in
+            s.stop = true
+            return (s.maxGap, s.ticks)
+        }
+    }
+}
