@@ -2,7 +2,8 @@ public import Foundation
 
 /// A keychain: add, copy, update, delete and clear items with SecItem semantics.
 ///
-/// Every operation is atomic. Implementations must behave exactly as `semantics.md` describes; ours do so
+/// Every operation is atomic. Implementations must obey the rules of the SecItem semantics article
+/// (`Sources/SecureStore/SecureStore.docc/Semantics.md`, each rule named as its conformance check); ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
 public protocol SecureStore: Sendable {

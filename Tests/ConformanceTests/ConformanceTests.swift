@@ -4,7 +4,7 @@ import SecureStore
 import SecureStoreConformance
 import TestSupport
 
-/// Every rule of semantics.md against every backend and the reference model, each pair reported on its own.
+/// Every rule of the SecItem semantics (SecureStore.docc/Semantics.md) against every backend and the reference model, each pair reported on its own.
 @Suite("Conformance")
 struct ConformanceTests {
     @Test("rule", arguments: Subjects.all, ConformanceCheck.all)
