@@ -133,7 +133,7 @@ public final class ReferenceStore: SecureStore {
         }
     }
 
-    /// The documented limits (README "Limits"), written out here on purpose: the model does not share them.
+    /// The documented limits (SecureStore.docc/Limits.md), written out here on purpose: the model does not share them.
     static let secretLimit = 1_048_576
     static let attributeLimit = 16_384
 
