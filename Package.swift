@@ -70,6 +70,9 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
+        // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
+        .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStore", "TestSupport"],
+                          path: "Tests/Workers/AsyncProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
         .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"],
                           path: "Tests/Workers/PostgresWorker"),
@@ -100,7 +103,7 @@ let package = Package(
 
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
-        .target(name: "TestSupport", dependencies: ["SecureStore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["SecureStore", "InMemoryStore"], path: "Tests/TestSupport"),
         .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore", "TestSupport"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                       "SecureStoreConformance"]),

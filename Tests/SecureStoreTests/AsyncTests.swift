@@ -57,78 +57,57 @@ struct AsyncTests {
         #expect(slow.storeThread === thread, "one thread per store")
     }
 
-    @Test("many concurrent calls on a blocking store do not delay an unrelated task ticking every 10 ms")
-    func cooperativePoolStaysFree() async throws {
-        let store = try Keychain(backend: SlowBackend(delay: .milliseconds(100)))
-        try syncAdd(store, item)
-        let ticker = Ticker()
-        let ticking = Task { await ticker.run() }
-        let clock = ContinuousClock()
-        let start = clock.now
-        // 40 lookups of 100 ms each, all at once: 4 s of blocking calls, far more than the cooperative pool has
-        // threads for. Each waits at most 600 ms.
-        let outcomes = await withTaskGroup(of: (code: String, waited: Duration).self) { group in
-            for _ in 0..<40 {
-                group.addTask {
-                    let began = clock.now
-                    do throws(SecureStoreError) {
-                        _ = try await store.copyMatching(query, timeout: .milliseconds(600))
-                        return ("ok", clock.now - began)
-                    } catch {
-                        return (error.code.name, clock.now - began)
-                    }
-                }
-            }
-            var all: [(code: String, waited: Duration)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
+    /// Runs a scenario of the async probe (a process of its own: the other tests of this process run
+    /// synchronous work on the cooperative pool, which would delay the ticker and the timers measured here).
+    static func probe(_ scenario: String) throws -> [String: String] {
+        let path = try builtExecutable("securestore-async-probe")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("async-probe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        guard let pid = spawn(path, [scenario], environment: ProcessInfo.processInfo.environment, stdout: out.path) else {
+            throw SecureStoreError(.notAvailable, "cannot start \(path)")
         }
-        let (maxGap, ticks) = ticker.stop()
-        await ticking.value
-        print("[async] 40 lookups in \(clock.now - start): \(outcomes.filter { $0.code == "ok" }.count) answered, "
-              + "\(outcomes.filter { $0.code == "notAvailable" }.count) timed out; ticker: \(ticks) ticks, longest gap \(maxGap)")
-        #expect(outcomes.count == 40)
-        #expect(outcomes.allSatisfy { $0.code == "ok" || $0.code == "notAvailable" }, "\(outcomes.map(\.code))")
-        #expect(outcomes.contains { $0.code == "ok" })
-        #expect(outcomes.contains { $0.code == "notAvailable" }, "4 s of calls cannot all finish in 600 ms")
-        #expect(outcomes.allSatisfy { $0.waited < .milliseconds(1500) }, "every call answers near its timeout")
-        #expect(maxGap < .milliseconds(200), "the ticker was delayed \(maxGap)")
+        let status = reap(pid, timeout: .seconds(60))
+        let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        var measures: [String: String] = ["status": String(status)]
+        for line in text.split(separator: "\n") where line.hasPrefix("measure ") {
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            if parts.count == 3 { measures[parts[1]] = parts[2] }
+        }
+        return measures
+    }
+
+    @Test("40 concurrent calls on a blocking store never delay a task ticking every 10 ms; each answers near its timeout")
+    func cooperativePoolStaysFree() throws {
+        let m = try Self.probe("pool")
+        print("[async] \(m.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["calls"] == "40")
+        #expect(Int(m["answered"] ?? "") ?? 0 > 0, "some calls finish within 600 ms")
+        #expect(Int(m["timedOut"] ?? "") ?? 0 > 0, "4 s of calls cannot all finish in 600 ms")
+        #expect((Int(m["answered"] ?? "") ?? 0) + (Int(m["timedOut"] ?? "") ?? 0) == 40, "only answers or timeouts")
+        #expect(Int(m["longestWaitMs"] ?? "") ?? .max < 1500, "every call answers near its timeout")
+        #expect(Int(m["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed")
     }
 
     @Test("a call that times out before it starts never runs; one that times out while running says so")
-    func timeoutSemantics() async throws {
-        let store = try Keychain(backend: SlowBackend(delay: .milliseconds(400)))
-        // The first add runs (400 ms) and its caller stops waiting after 100 ms; the second waits behind it,
-        // times out after 100 ms and is never run.
-        let item = self.item
-        let firstCall = Task { await failure { () async throws(SecureStoreError) in try await store.add(item, timeout: .milliseconds(100)) } }
-        try await Task.sleep(for: .milliseconds(20))
-        let other = NewItem(.genericPassword, [.service: "async", .account: "bob"], data: Data("b".utf8))
-        let second = await failure { () async throws(SecureStoreError) in try await store.add(other, timeout: .milliseconds(100)) }
-        let firstError = await firstCall.value
-        #expect(firstError?.code == .notAvailable)
-        #expect(firstError?.message.contains("still running") == true, "\(String(describing: firstError))")
-        #expect(second?.code == .notAvailable)
-        #expect(second?.message.contains("was not run, so nothing changed") == true, "\(String(describing: second))")
-        try await Task.sleep(for: .milliseconds(900))   // the store's thread finishes the first add
-        #expect(try syncPassword(store, "alice") == Data("s3cret".utf8), "the started add took effect")
-        #expect(try syncPassword(store, "bob") == nil, "the add that never started did not")
+    func timeoutSemantics() throws {
+        let m = try Self.probe("timeouts")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["firstCode"] == "notAvailable", "\(m)")
+        #expect(m["firstMessage"]?.contains("still running") == true, "\(m)")
+        #expect(m["secondCode"] == "notAvailable", "\(m)")
+        #expect(m["secondMessage"]?.contains("was not run, so nothing changed") == true, "\(m)")
+        #expect(m["firstStored"] == "true", "the started add took effect")
+        #expect(m["secondStored"] == "false", "the add that never started did not")
     }
 
     @Test("cancelling the calling task answers at once")
-    func cancellation() async throws {
-        let store = try Keychain(backend: SlowBackend(delay: .milliseconds(500)))
-        let clock = ContinuousClock()
-        let start = clock.now
-        let task = Task { () -> SecureStoreError? in
-            await failure { () async throws(SecureStoreError) in _ = try await store.clear() }
-        }
-        try await Task.sleep(for: .milliseconds(50))
-        task.cancel()
-        let error = await task.value
-        #expect(error?.code == .notAvailable)
-        #expect(error?.message.contains("cancelled") == true, "\(String(describing: error))")
-        #expect(clock.now - start < .milliseconds(400))
+    func cancellation() throws {
+        let m = try Self.probe("cancel")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["code"] == "notAvailable", "\(m)")
+        #expect(m["message"]?.contains("cancelled") == true, "\(m)")
+        #expect(Int(m["answeredMs"] ?? "") ?? .max < 400, "\(m)")
     }
 }
 
@@ -137,6 +116,3 @@ func syncPassword(_ store: any SecureStore, _ account: String) throws(SecureStor
     try store.password(service: "async", account: account)
 }
 
-func syncAdd(_ store: any SecureStore, _ item: NewItem) throws(SecureStoreError) {
-    try store.add(item)
-}

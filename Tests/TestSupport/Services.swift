@@ -3,7 +3,7 @@
 // Under a plain `swift test` a suite whose service is absent is skipped, and the reason is printed. With
 // SECURESTORE_REQUIRE_ALL_BACKENDS=1 (scripts/test.sh and CI set it) every such suite runs, so an absent
 // service fails its tests instead of being skipped.
-public import Foundation
+import Foundation
 public import Testing
 
 /// An outside service some tests need.
