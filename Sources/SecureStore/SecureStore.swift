@@ -6,6 +6,12 @@ public import Foundation
 /// (`Sources/SecureStore/SecureStore.docc/Semantics.md`, each rule named as its conformance check); ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
+///
+/// Every operation is synchronous and may block the calling thread while the store waits for a file lock,
+/// a daemon or a server: ``blocking`` says for what and how long at most (the in-memory store never waits;
+/// SQLite up to its busy timeout; the Secret Service up to 5 s per D-Bus round trip; PostgreSQL up to the
+/// connect timeout per host and the statement timeout per statement). In async code use the async twins
+/// (``copyMatching(_:timeout:)`` and the others), which run blocking calls on the store's own thread.
 public protocol SecureStore: Sendable {
     /// Adds one item (`SecItemAdd`).
     /// - Parameters:
