@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,20 +8,23 @@ let package = Package(
         .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
         .library(name: "SecItem", targets: ["SecItem"]),
+        .library(name: "SecureStoreBackends", targets: ["SecureStoreBackends"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
-        .executable(name: "securestore-bench", targets: ["securestore-bench"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .executable(name: "securestore", targets: ["securestore"]),
         // Credential helpers for git and docker on the configured store.
-        .library(name: "SecureStoreCredentials", targets: ["SecureStoreCredentials"]),
         .executable(name: "git-credential-securestore", targets: ["git-credential-securestore"]),
         .executable(name: "docker-credential-securestore", targets: ["docker-credential-securestore"]),
-        // libFuzzer harnesses (scripts/fuzz.sh builds them with -sanitize=fuzzer,address).
-        .executable(name: "fuzz-secitem", targets: ["fuzz-secitem"]),
-        .executable(name: "fuzz-config", targets: ["fuzz-config"]),
-        .executable(name: "fuzz-record", targets: ["fuzz-record"]),
-        .executable(name: "fuzz-export", targets: ["fuzz-export"]),
-        .executable(name: "fuzz-cli", targets: ["fuzz-cli"]),
+    ],
+    // One trait per optional backend, all on by default. A disabled trait keeps its backend (and its C
+    // library) out of SecureStoreBackends and SecItem: `traits: ["SQLite"]` needs only libsqlite3-dev and
+    // libsodium-dev; `traits: []` needs no C library (InMemoryStore only).
+    traits: [
+        .trait(name: "SQLite", description: "The encrypted SQLite backend (libsqlite3, libsodium)."),
+        .trait(name: "SecretService", description: "The Secret Service backend over D-Bus (libsecret, GLib)."),
+        .trait(name: "Postgres", description: "The end-to-end encrypted PostgreSQL backend (libpq, libsodium)."),
+        .default(enabledTraits: ["SQLite", "SecretService", "Postgres"]),
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
@@ -42,20 +45,25 @@ let package = Package(
                 path: "Backends/SQLite/SQLiteStore"),
         // Helper process for the SQLite multi-process and crash tests.
         .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SQLiteStore"],
-                          path: "Backends/SQLite/Worker"),
+                          path: "Tests/Workers/SQLiteWorker"),
 
         // Apple's SecItem functions and kSec constants over the process-wide store.
         .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
-        // Registers this package's backends for selection by name.
-        .target(name: "SecureStoreBackends", dependencies: ["SecureStore", "SecureStoreCrypto", "InMemoryStore", "SQLiteStore", "SecretServiceStore",
-                                                               "PostgresStore"],
+        // Registers this package's built-in backends for selection by name (only those whose trait is enabled).
+        .target(name: "SecureStoreBackends",
+                dependencies: ["SecureStore", "InMemoryStore",
+                               .target(name: "SQLiteStore", condition: .when(traits: ["SQLite"])),
+                               .target(name: "SecureStoreCrypto", condition: .when(traits: ["SQLite", "Postgres"])),
+                               .target(name: "SecretServiceStore", condition: .when(traits: ["SecretService"])),
+                               .target(name: "PostgresStore", condition: .when(traits: ["Postgres"]))],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
-                                                              "PostgresStore", "CProcessControl"],
+                                                              .target(name: "PostgresStore", condition: .when(traits: ["Postgres"])),
+                                                              "CProcessControl"],
                           path: "Sources/securestore"),
         // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
         .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem"],
@@ -71,16 +79,19 @@ let package = Package(
         .target(name: "SecretServiceStore", dependencies: ["SecureStore", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
-        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore"],
-                          path: "Backends/SecretService/Probe"),
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"],
+                          path: "Tests/Workers/SecretServiceProbe"),
 
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
         .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
+        // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
+        .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStore", "TestSupport"],
+                          path: "Tests/Workers/AsyncProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
         .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"],
-                          path: "Backends/PostgreSQL/Worker"),
+                          path: "Tests/Workers/PostgresWorker"),
 
         // Example program: the seeds' scenario.
         .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
@@ -109,15 +120,15 @@ let package = Package(
 
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
-        .target(name: "TestSupport", dependencies: ["SecureStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore"]),
+        .target(name: "TestSupport", dependencies: ["SecureStore", "InMemoryStore"], path: "Tests/TestSupport"),
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore", "TestSupport"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
                                                       "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStore"]),
         .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
-                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore"]),
-        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore"]),
+                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore", "TestSupport"]),
+        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"]),
         .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "SecureStoreCrypto", "PostgresStore", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
         // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 sanitizers=("$@")
 [ ${#sanitizers[@]} -eq 0 ] && sanitizers=(thread address)
 
+# Every backend's tests run: a missing service is a failure, not a skip.
+export SECURESTORE_REQUIRE_ALL_BACKENDS=1
 # The Swift runtime's backtracer would take over crashes from the sanitizer's own report: off.
 export SWIFT_BACKTRACE=enable=no
 # TSan: exit non-zero on any report. ASan: LeakSanitizer off — the Swift runtime's metadata caches and

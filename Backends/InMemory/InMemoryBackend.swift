@@ -21,6 +21,9 @@ public final class InMemoryBackend: StorageBackend {
 
     public var backendDescription: String { "memory" }
 
+    /// Calls only take this process's lock for in-memory work.
+    public var blocking: Blocking { .never }
+
     public func withTransaction<T>(writing: Bool, _ body: (inout State) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {

@@ -1,4 +1,4 @@
-// libFuzzer harness for SecItemExercise (see Fuzz/README.md and /work/shared/docs/fuzzing.md).
+// libFuzzer harness for SecItemExercise (see Fuzz/README.md: why it defines both LLVMFuzzerTestOneInput and a main that calls LLVMFuzzerRunDriver).
 // Built with -DSECURESTORE_LIBFUZZER by scripts/fuzz.sh; a plain build makes a replay tool instead.
 import Glibc
 import SecureStoreFuzzing

@@ -16,7 +16,9 @@ public enum SecItemSystem {
     private static let state = Locked(State())
 
     /// The store used when nothing was bootstrapped: the configured one (`SECURESTORE_BACKEND`,
-    /// `SECURESTORE_CONFIG`, `~/.config/securestore/config.json`), by default the encrypted SQLite store.
+    /// `SECURESTORE_CONFIG`, `~/.config/securestore/config.json`), by default the encrypted SQLite store (the
+    /// Secret Service when the package is built without its `SQLite` trait). A backend whose trait is
+    /// disabled is an error naming the trait.
     static let defaultFactory: @Sendable () throws(SecureStoreError) -> any SecureStore = {
         () throws(SecureStoreError) -> any SecureStore in
         try BuiltinBackends.open()

@@ -97,6 +97,16 @@ public struct BackendFactory: Sendable {
 /// backend defined anywhere else registers the same way and is then chosen exactly like ours.
 public enum BackendRegistry {
     private static let factories = Locked<[String: BackendFactory]>([:])
+    private static let defaultName = Locked("sqlite")
+
+    /// The backend chosen when nothing else chooses: `"sqlite"` unless the program's built-in backends set
+    /// another (`SecureStoreBackends` picks `"secret-service"` when SQLite is not built in).
+    public static var defaultBackend: String { defaultName.withLock { $0 } }
+
+    /// Sets the backend chosen when nothing else chooses.
+    public static func setDefault(_ name: String) {
+        defaultName.withLock { $0 = name }
+    }
 
     /// Adds (or replaces) a backend under its name.
     public static func register(_ factory: BackendFactory) {

@@ -10,6 +10,8 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     public let configuration: StoreConfiguration
     /// `configuration.accessGroups` as a set, built once (every query reads it).
     let accessGroupSet: Set<String>
+    /// This store's own thread for the async operations (started on first use; ``SecureStore/storeThread``).
+    private let ownThread = StoreThread(name: "securestore")
 
     /// - Throws: `param` when the configuration has no access group or an empty one.
     public init(backend: Backend, configuration: StoreConfiguration = StoreConfiguration()) throws(SecureStoreError) {
@@ -22,6 +24,12 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     }
 
     public var storeDescription: String { backend.backendDescription }
+
+    /// The backend's ``StorageBackend/blocking``.
+    public var blocking: Blocking { backend.blocking }
+
+    /// This store's own thread when its backend may block, else `nil` (calls run on the caller's task).
+    public var storeThread: StoreThread? { backend.blocking.mayBlock ? ownThread : nil }
 
     // MARK: Operations
 

@@ -2,9 +2,16 @@ public import Foundation
 
 /// A keychain: add, copy, update, delete and clear items with SecItem semantics.
 ///
-/// Every operation is atomic. Implementations must behave exactly as `semantics.md` describes; ours do so
+/// Every operation is atomic. Implementations must obey the rules of the SecItem semantics article
+/// (`Sources/SecureStore/SecureStore.docc/Semantics.md`, each rule named as its conformance check); ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
+///
+/// Every operation is synchronous and may block the calling thread while the store waits for a file lock,
+/// a daemon or a server: ``blocking`` says for what and how long at most (the in-memory store never waits;
+/// SQLite up to its busy timeout; the Secret Service up to 5 s per D-Bus round trip; PostgreSQL up to the
+/// connect timeout per host and the statement timeout per statement). In async code use the async twins
+/// (``items(matching:timeout:)`` and the others), which run blocking calls on the store's own thread.
 public protocol SecureStore: Sendable {
     /// Adds one item (`SecItemAdd`).
     /// - Parameters:
@@ -41,9 +48,22 @@ public protocol SecureStore: Sendable {
 
     /// Which backend and where, for messages; never a secret.
     var storeDescription: String { get }
+
+    /// Whether a call may block its thread, waiting for what, and for how long at most.
+    var blocking: Blocking { get }
+
+    /// The thread the async operations run this store's calls on; `nil` when its calls never block
+    /// (they then run on the caller's task).
+    var storeThread: StoreThread? { get }
 }
 
 extension SecureStore {
+    /// A store that does not say may block without a known bound.
+    public var blocking: Blocking { .unknown }
+
+    /// The process-wide ``StoreThread/shared`` when calls may block (a store should own its thread).
+    public var storeThread: StoreThread? { blocking.mayBlock ? StoreThread.shared : nil }
+
     /// Adds one item and returns nothing.
     public func add(_ item: NewItem) throws(SecureStoreError) {
         try add(item, returning: [])

@@ -139,6 +139,13 @@ public protocol StorageBackend: Sendable {
         throws(SecureStoreError) -> T
     /// A short description for messages and the CLI (`"sqlite /path/to/store.db"`); no secrets.
     var backendDescription: String { get }
+    /// Whether a transaction may wait for something outside the process, and for how long at most.
+    var blocking: Blocking { get }
+}
+
+extension StorageBackend {
+    /// A backend that does not say may block without a known bound.
+    public var blocking: Blocking { .unknown }
 }
 
 extension StorageBackend {

@@ -33,8 +33,8 @@ public struct StoreSelection: Sendable {
     public let sections: [String: [String: ConfigValue]]
     public let environment: [String: String]
 
-    /// The name used when nothing else chooses.
-    public static let defaultBackend = "sqlite"
+    /// The name used when nothing else chooses (``BackendRegistry/defaultBackend``).
+    public static var defaultBackend: String { BackendRegistry.defaultBackend }
 
     /// Works out the selection.
     /// - Parameters:

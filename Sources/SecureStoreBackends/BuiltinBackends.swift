@@ -1,53 +1,117 @@
 public import SecureStore
 import Foundation
 import InMemoryStore
+#if SQLite
 import SQLiteStore
+#endif
+#if SQLite || Postgres
 import SecureStoreCrypto
+#endif
+#if SecretService
 import SecretServiceStore
+#endif
+#if Postgres
 import PostgresStore
+#endif
 
 /// Registers this package's backends with the ``BackendRegistry`` (idempotent). The CLI, the SecItem
 /// module's default store and ``open(backend:configFile:)`` call it; a program may call it too.
 public enum BuiltinBackends {
+    /// The backends this package knows, whether built in or not: name, config section and keys, and the
+    /// package trait that builds it in. One copy, used for registration and for the "not built" errors.
+    private static let memory = Descriptor(name: "memory", section: "memory", allowedKeys: ["accessGroups"],
+        summary: "in this process's memory only (tests, ephemeral processes)", trait: nil)
+    private static let sqlite = Descriptor(name: "sqlite", section: "sqlite",
+        allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"],
+        summary: "encrypted SQLite file (the embedded default)", trait: "SQLite")
+    private static let secretServiceBackend = Descriptor(name: "secret-service", section: "secretService",
+        allowedKeys: ["collection", "namespace", "accessGroups"],
+        summary: "the desktop keyring over D-Bus (gnome-keyring, KeePassXC)", trait: "SecretService")
+    private static let postgresBackend = Descriptor(name: "postgres", section: "postgres",
+        allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups",
+                      "connectTimeout", "statementTimeout", "lockTimeout", "poolSize"],
+        summary: "PostgreSQL shared by many machines, end-to-end encrypted (the server sees no secret)",
+        trait: "Postgres")
+
+    private struct Descriptor {
+        let name: String, section: String, allowedKeys: Set<String>, summary: String, trait: String?
+
+        func factory(availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
+                     make: @escaping @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore) -> BackendFactory {
+            BackendFactory(name: name, section: section, allowedKeys: allowedKeys, summary: summary,
+                           availability: availability, make: make)
+        }
+
+        /// A backend whose trait is disabled in this build: its section is still valid in a config file, but
+        /// choosing it is an error that names the trait to enable.
+        var unbuilt: BackendFactory {
+            let error = SecureStoreError(.notAvailable,
+                "the \(name) backend is not built into this program: enable the SecureStore package trait \"\(trait ?? "")\" "
+                + "(`.package(path: …, traits: [\"\(trait ?? "")\"])` in Package.swift, or `swift build --traits \(trait ?? "")`).")
+            return BackendFactory(name: name, section: section, allowedKeys: allowedKeys,
+                                  summary: "not built in (enable the package trait \(trait ?? ""))",
+                                  availability: { _ in .failure(error) }) { (_: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+                throw error
+            }
+        }
+    }
+
+    /// The backends built into this program (their traits enabled), by name.
+    public static var builtIn: [String] {
+        var names = ["memory"]
+        #if SQLite
+        names.append("sqlite")
+        #endif
+        #if SecretService
+        names.append("secret-service")
+        #endif
+        #if Postgres
+        names.append("postgres")
+        #endif
+        return names
+    }
+
     private static let once: Void = {
-        BackendRegistry.register(BackendFactory(
-            name: "memory", section: "memory", allowedKeys: ["accessGroups"],
-            summary: "in this process's memory only (tests, ephemeral processes)"
-        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+        BackendRegistry.register(memory.factory { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try InMemoryStore(configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
-        BackendRegistry.register(BackendFactory(
-            name: "sqlite", section: "sqlite", allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"],
-            summary: "encrypted SQLite file (the embedded default)",
-            availability: { s in
-                Result { () throws(SecureStoreError) in _ = try sqliteKey(s) }
-            }
-        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
-            try SQLiteStore(path: try s.string("path"), key: try sqliteKey(s),
+        #if SQLite
+        BackendRegistry.register(sqlite.factory(availability: { s in
+            Result { () throws(SecureStoreError) in _ = try storeKey(s) }
+        }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+            try SQLiteStore(path: try s.string("path"), key: try storeKey(s),
                             configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
-        BackendRegistry.register(BackendFactory(
-            name: "secret-service", section: "secretService", allowedKeys: ["collection", "namespace", "accessGroups"],
-            summary: "the desktop keyring over D-Bus (gnome-keyring, KeePassXC)",
-            availability: { s in
-                Result { () throws(SecureStoreError) in _ = try secretService(s) }
-            }
-        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+        #else
+        BackendRegistry.register(sqlite.unbuilt)
+        #endif
+        #if SecretService
+        BackendRegistry.register(secretServiceBackend.factory(availability: { s in
+            Result { () throws(SecureStoreError) in _ = try secretService(s) }
+        }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try secretService(s)
         })
-        BackendRegistry.register(BackendFactory(
-            name: "postgres", section: "postgres",
-            allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups",
-                          "connectTimeout", "statementTimeout", "lockTimeout", "poolSize"],
-            summary: "PostgreSQL shared by many machines, end-to-end encrypted (the server sees no secret)",
-            availability: { s in
-                Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
-            }
-        ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+        #else
+        BackendRegistry.register(secretServiceBackend.unbuilt)
+        #endif
+        #if Postgres
+        BackendRegistry.register(postgresBackend.factory(availability: { s in
+            Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
+        }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try postgres(s)
         })
+        #else
+        BackendRegistry.register(postgresBackend.unbuilt)
+        #endif
+        // The default store: the embedded SQLite file when built in, else the desktop keyring when built in.
+        // With neither, the default stays "sqlite", whose error names the trait to enable; nothing falls
+        // back to memory (a keychain that forgets everything at exit).
+        #if !SQLite && SecretService
+        BackendRegistry.setDefault("secret-service")
+        #endif
     }()
 
+    #if Postgres
     /// The PostgreSQL store from settings: `url` (required, no password in it), `passwordEnv`, the key as for
     /// SQLite (`passphraseEnv` > `keyFile` > the default key file), `namespace` (default `securestore`), the
     /// deadlines in seconds `connectTimeout` (per host, default 5), `statementTimeout` (each statement and
@@ -65,7 +129,7 @@ public enum BuiltinBackends {
         guard poolSize == poolSize.rounded(), (1...64).contains(poolSize) else {
             throw .param("poolSize", "\(s.source): \"poolSize\" must be a whole number from 1 to 64.")
         }
-        return try PostgresStore(url: url, key: try sqliteKey(s), namespace: try s.string("namespace") ?? "securestore",
+        return try PostgresStore(url: url, key: try storeKey(s), namespace: try s.string("namespace") ?? "securestore",
                                  passwordEnv: passwordEnv,
                                  configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]),
                                  connectTimeout: try seconds("connectTimeout", 5),
@@ -94,10 +158,13 @@ public enum BuiltinBackends {
             throw SecureStoreError(.notAvailable,
                 "\(s.source): passwordEnv names \(passwordEnv), but that environment variable is not set; export it.")
         }
-        _ = try sqliteKey(s)
+        _ = try storeKey(s)
         return (url, passwordEnv)
     }
 
+    #endif
+
+    #if SecretService
     static func secretService(_ s: BackendSettings) throws(SecureStoreError) -> SecretServiceStore {
         let namespace = try s.string("namespace") ?? "securestore"
         let groups = try s.strings("accessGroups") ?? SecretServiceStore.defaultAccessGroups(namespace: namespace)
@@ -105,9 +172,12 @@ public enum BuiltinBackends {
                                       configuration: StoreConfiguration(accessGroups: groups))
     }
 
-    /// The SQLite key from settings: a passphrase from the environment variable `passphraseEnv` names, else
+    #endif
+
+    #if SQLite || Postgres
+    /// The store key from settings: a passphrase from the environment variable `passphraseEnv` names, else
     /// `keyFile`, else the default key file (both is an error). The passphrase itself is never in the file.
-    static func sqliteKey(_ s: BackendSettings) throws(SecureStoreError) -> StoreKey {
+    static func storeKey(_ s: BackendSettings) throws(SecureStoreError) -> StoreKey {
         let variable = try s.string("passphraseEnv")
         if variable != nil, try s.string("keyFile") != nil {
             throw .param("keyFile", "\(s.source): both \"keyFile\" and \"passphraseEnv\" are set; the key comes from one "
@@ -123,6 +193,8 @@ public enum BuiltinBackends {
         if let file = try s.string("keyFile") { return .keyFile(file) }
         return .defaultKeyFile
     }
+
+    #endif
 
     public static func register() { once }
 

@@ -20,7 +20,8 @@ public struct ConformanceSubject: Sendable, CustomStringConvertible {
 
     public var description: String { name }
 
-    /// The suite's own naive reference model: linear scans, written from `semantics.md` alone.
+    /// The suite's own naive reference model: linear scans, written from the semantics article
+    /// (`Sources/SecureStore/SecureStore.docc/Semantics.md`) alone.
     public static let reference = ConformanceSubject(name: "reference") { groups in ReferenceStore(accessGroups: groups) }
 }
 
@@ -32,7 +33,8 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
     public var description: String { "\(file):\(line): \(message)" }
 }
 
-/// One rule of `semantics.md`, checked against a fresh store.
+/// One rule of the SecItem semantics (`Sources/SecureStore/SecureStore.docc/Semantics.md`, where each rule
+/// carries this check's name), checked against a fresh store.
 public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// A short unique name (`"add.duplicate"`).
     public let name: String

@@ -1,8 +1,8 @@
 public import SecureStore
 import Foundation
 
-/// A deliberately naive keychain written straight from `semantics.md`: one array, linear scans, its own
-/// tables of attributes and keys, none of the core's semantics code. The differential test compares every
+/// A deliberately naive keychain written straight from the semantics article
+/// (`Sources/SecureStore/SecureStore.docc/Semantics.md`): one array, linear scans, its own tables of attributes and keys, none of the core's semantics code. The differential test compares every
 /// backend against it, so that two independent readings of the rules must agree.
 public final class ReferenceStore: SecureStore {
     private struct Stored {
@@ -21,7 +21,7 @@ public final class ReferenceStore: SecureStore {
 
     public var storeDescription: String { "reference model" }
 
-    // Tables, from semantics.md.
+    // Tables, from the semantics article.
     private static let common = ["pdmn", "agrp", "sync", "cdat", "mdat", "labl"]
     private static let password = ["desc", "icmt", "crtr", "type", "invi", "nega", "acct"]
     private static let cert = ["ctyp", "cenc", "subj", "issr", "slnr", "skid", "pkhh"]
@@ -150,7 +150,7 @@ public final class ReferenceStore: SecureStore {
         }
     }
 
-    /// The documented limits (README "Limits"), written out here on purpose: the model does not share them.
+    /// The documented limits (SecureStore.docc/Limits.md), written out here on purpose: the model does not share them.
     static let secretLimit = 1_048_576
     static let attributeLimit = 16_384
 

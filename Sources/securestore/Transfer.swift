@@ -3,7 +3,9 @@ import SecureStore
 import SQLiteStore
 import SecureStoreCrypto
 import SecureStoreCLI
+#if Postgres
 import PostgresStore
+#endif
 
 /// export / import / migrate / rekey.
 enum Transfer {
@@ -98,12 +100,21 @@ enum Transfer {
         let store = try context.open()
         if let sqlite = store as? SQLiteStore {
             try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
-        } else if let postgres = store as? PostgresStore {
-            try Commands.store { () throws(SecureStoreError) in try postgres.rekey(to: key) }
-        } else {
+        } else if try !rekeyPostgres(store, to: key) {
             throw .usage("rekey works on the sqlite and postgres backends only.")
         }
         StandardStreams.report("re-encrypted every item under the new key; update your config to use it")
+    }
+
+    /// Re-keys `store` when it is a PostgreSQL store (false when it is not, or the backend is not built in).
+    private static func rekeyPostgres(_ store: any SecureStore, to key: StoreKey) throws(CLIError) -> Bool {
+        #if Postgres
+        if let postgres = store as? PostgresStore {
+            try Commands.store { () throws(SecureStoreError) in try postgres.rekey(to: key) }
+            return true
+        }
+        #endif
+        return false
     }
 }
 

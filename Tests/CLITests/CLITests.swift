@@ -221,7 +221,7 @@ extension Tool {
     }
 }
 
-@Suite("securestore CLI on the Secret Service")
+@Suite("securestore CLI on the Secret Service", .requires(.secretService))
 struct CLISecretServiceTests {
     @Test("add then get round-trips binary data; find --json parses; not found and duplicate exit codes")
     func roundTrip() throws {

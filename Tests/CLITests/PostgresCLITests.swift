@@ -17,7 +17,7 @@ extension Tool {
     }
 }
 
-@Suite("securestore CLI on PostgreSQL")
+@Suite("securestore CLI on PostgreSQL", .requires(.postgres))
 struct CLIPostgresTests {
     @Test("add, get, find and exit codes through --backend postgres's config")
     func roundTrip() throws {

@@ -2,8 +2,9 @@ import Testing
 import Foundation
 import SecureStore
 import SecureStoreConformance
+import TestSupport
 
-/// Every rule of semantics.md against every backend and the reference model, each pair reported on its own.
+/// Every rule of the SecItem semantics (SecureStore.docc/Semantics.md) against every backend and the reference model, each pair reported on its own.
 @Suite("Conformance")
 struct ConformanceTests {
     @Test("rule", arguments: Subjects.all, ConformanceCheck.all)
@@ -25,6 +26,17 @@ struct ConformanceTests {
     @Test("concurrency", arguments: Subjects.all)
     func concurrency(subject: ConformanceSubject) throws {
         try ConcurrencyCheck().run(against: subject)
+    }
+
+    // The service-backed subjects: reported as skipped (with the reason) when their service is absent.
+    @Test("the Secret Service subject runs", .requires(.secretService))
+    func secretServiceSubject() {
+        #expect(Subjects.backends.contains { $0.name == "secret-service" })
+    }
+
+    @Test("the PostgreSQL subject runs", .requires(.postgres))
+    func postgresSubject() {
+        #expect(Subjects.backends.contains { $0.name == "postgres" })
     }
 
     @Test("the suite covers every rule family")

@@ -6,7 +6,7 @@ import PostgresStore
 import SQLiteStore
 import SecureStoreCrypto
 
-@Suite("PostgreSQL store")
+@Suite("PostgreSQL store", .requires(.postgres))
 struct PostgresStoreTests {
     @Test("items survive a new connection; the same key in another namespace sees nothing")
     func reopen() throws {
@@ -224,7 +224,7 @@ struct PostgresStoreTests {
     }
 }
 
-@Suite("PostgreSQL store, timeouts")
+@Suite("PostgreSQL store, timeouts", .requires(.postgres))
 struct PostgresTimeoutTests {
     @Test("a writer blocked by another writer's lock fails with io after the lock timeout, naming the holder, and works after",
           arguments: [(statement: 10, lock: 1), (statement: 1, lock: 5)])
@@ -268,7 +268,7 @@ struct PostgresTimeoutTests {
     }
 }
 
-@Suite("PostgreSQL store, several processes", .serialized)
+@Suite("PostgreSQL store, several processes", .serialized, .requires(.postgres))
 struct PostgresProcessTests {
     func okCount(_ lines: [String]) -> Int { lines.filter { $0.hasPrefix("ok ") }.count }
     func problems(_ lines: [String]) -> [String] { lines.filter { !$0.hasPrefix("ok ") && !$0.hasPrefix("dup ") } }

@@ -2,11 +2,12 @@ import Testing
 import Foundation
 import SecureStore
 import SecretServiceStore
+import TestSupport
 
 /// The Secret Service backend against a real gnome-keyring. Run under `scripts/with-keyring.sh`.
 /// Tests that kill or lock the daemon run the probe executable in a private bus of their own, so they
 /// never disturb the daemon other tests use.
-@Suite("SecretService", .serialized, .timeLimit(.minutes(2)))
+@Suite("SecretService", .serialized, .timeLimit(.minutes(2)), .requires(.secretService))
 struct SecretServiceStoreTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -203,6 +204,26 @@ struct SecretServiceStoreTests {
         #expect(steps["add"]?.code == "ok")
         #expect(steps["stoppedCopy"]?.code == "notAvailable", "\(String(describing: steps["stoppedCopy"]))")
         #expect((steps["stoppedCopy"]?.ms ?? .max) < 15_000, "not bounded")
+        #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+    }
+
+    @Test("gnome-keyring stopped: 32 concurrent async lookups each answer within their 1 s timeout; a task ticking every 10 ms is not delayed")
+    func asyncLookupsWhileStopped() throws {
+        let output = try Self.run([Self.packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, Self.probe, "asyncStopped"],
+                                  environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
+        let steps = Self.steps(output.stdout)
+        var measures: [String: String] = [:]
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("measure ") {
+            let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+            if parts.count == 3 { measures[parts[1]] = parts[2] }
+        }
+        print("[secret-service async, daemon stopped] \(measures.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(steps["add"]?.code == "ok", "\(String(describing: steps["add"]))")
+        #expect(measures["lookups"] == "32")
+        #expect(measures["timedOut"] == "32", "a stopped daemon answers nothing: \(measures)")
+        #expect(Int(measures["longestWaitMs"] ?? "") ?? .max < 2500, "each lookup answers near its 1 s timeout")
+        #expect(Int(measures["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed")
+        #expect(Int(measures["ticks"] ?? "") ?? 0 > 20)
         #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
     }
 

@@ -125,6 +125,20 @@ public final class PostgresBackend: StorageBackend {
         "postgres \(target.description), namespace \(namespace)"
     }
 
+    /// A call waits for the server: a connect tries each host of the URL for up to the connect timeout, a
+    /// writer waits for another writer of its namespace up to the lock timeout, and each statement and COMMIT
+    /// is cut at the statement timeout (plus the client's margin and the cancel's grace period). The longest
+    /// single wait is the largest of these.
+    public var blocking: Blocking {
+        let connect = Duration.milliseconds(options.connectTimeoutMilliseconds)
+        let statement = Duration.milliseconds(options.statementTimeoutMilliseconds
+            + PostgresConnection.serverFirstMilliseconds + PostgresConnection.cancelGraceMilliseconds)
+        let lock = Duration.milliseconds(options.lockTimeoutMilliseconds)
+        return .upTo(max(connect, statement, lock), waitingFor: "the PostgreSQL server: a connect (up to \(connect) per "
+                     + "host of the URL), another writer's namespace lock (up to \(lock)), then each statement and "
+                     + "COMMIT of the transaction (up to \(statement) each)")
+    }
+
     // MARK: Transactions
 
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)

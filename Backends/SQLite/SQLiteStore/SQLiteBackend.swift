@@ -37,6 +37,7 @@ public final class SQLiteBackend: StorageBackend {
     public init(path: String, key: StoreKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
+        self.busyTimeout = busyTimeout
         let ms = Int32(clamping: busyTimeout.components.seconds * 1000
                        + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         var info = stat()
@@ -111,6 +112,16 @@ public final class SQLiteBackend: StorageBackend {
 
     /// Whether the store was opened for reading only.
     public let readOnly: Bool
+
+    /// How long a call waits for another connection's write transaction before failing.
+    public let busyTimeout: Duration
+
+    /// A call waits for other processes' (or connections') write transactions, up to the busy timeout, and
+    /// for the disk (each write transaction ends with an fdatasync).
+    public var blocking: Blocking {
+        .upTo(busyTimeout, waitingFor: "another connection's write transaction on the file (the busy timeout), "
+              + "then the disk (one fdatasync per write)")
+    }
 
     /// Test hook: caps the database at `pages` pages (`PRAGMA max_page_count`), so a test can fill the
     /// "disk" and check that SQLITE_FULL becomes errSecIO with the store intact.

@@ -34,6 +34,14 @@ public final class SecretServiceBackend: StorageBackend {
 
     public var backendDescription: String { "secret-service collection \(collection) namespace \(namespace)" }
 
+    /// A call waits for the daemon: each D-Bus round trip is bounded by ``callTimeoutMilliseconds``. A lookup
+    /// makes up to four (reconnect, search, attributes, secrets); update, delete and clear make a few per item.
+    public var blocking: Blocking {
+        .upTo(.milliseconds(Int(Self.callTimeoutMilliseconds)),
+              waitingFor: "the Secret Service daemon over D-Bus (each round trip; a lookup makes up to four, "
+              + "update, delete and clear a few per item)")
+    }
+
     public func withTransaction<T>(writing: Bool, _ body: (inout SecretServiceTransaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {

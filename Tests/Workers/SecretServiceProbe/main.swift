@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SecretServiceStore
+import TestSupport
 
 // A separate process for the Secret Service tests that must not share a process (libsecret/GIO cache the
 // session bus connection per process) or a daemon (they kill or lock it) with other tests.
@@ -11,8 +12,11 @@ import SecretServiceStore
 //   securestore-secretservice-probe locked   lock the collection, expect interactionNotAllowed, restart unlocked
 //   securestore-secretservice-probe race NAMESPACE COUNT   adds k-0 … k-(COUNT-1) to NAMESPACE, one line each:
 //                                            `ok k-i`, `dup k-i` or `err k-i CODE MESSAGE` (for racing processes)
+//   securestore-secretservice-probe asyncStopped  stop gnome-keyring; 32 concurrent async lookups with a 1 s
+//                                            timeout while a task ticks every 10 ms; continue it, then works again
 //
-// Prints one line per step: `step NAME ok MS` or `step NAME error CODE MS MESSAGE`. `killed` and `locked`
+// Prints one line per step: `step NAME ok MS` or `step NAME error CODE MS MESSAGE`, and `measure NAME VALUE`
+// lines. `killed` and `locked`
 // expect a private bus with a gnome-keyring (run them under scripts/with-keyring.sh); they need
 // SECURESTORE_KEYRING_PASSWORD to restart the daemon unlocked.
 
@@ -83,6 +87,68 @@ func restartUnlocked() {
 let item = NewItem(.genericPassword, [.service: "probe", .account: "probe"], data: Data("x".utf8))
 let query = ItemQuery(.genericPassword, [.service: "probe", .account: "probe"], returning: .data)
 
+/// The daemon stopped: many concurrent async lookups each answer within their timeout, and an unrelated task
+/// ticking every 10 ms is not delayed (the blocking D-Bus calls run on the store's own thread).
+func asyncStopped(namespace: String) async {
+    let store: SecretServiceStore
+    do throws(SecureStoreError) {
+        store = try SecretServiceStore(namespace: namespace)
+        try await store.add(item)
+        say("step add ok 0")
+    } catch {
+        say("step add error \(error.code.name) 0 \(error.message)")
+        return
+    }
+    guard let pid = daemonPID() else {
+        say("step stop error notAvailable 0 no process owns org.freedesktop.secrets")
+        return
+    }
+    // Whatever happens to this process, the daemon is continued within a minute.
+    _ = shell("(sleep 60; kill -CONT \(pid)) </dev/null >/dev/null 2>&1 &", capture: false)
+    kill(pid, SIGSTOP)
+    let ticker = Ticker()
+    let ticking = Task { await ticker.run() }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let waits = await withTaskGroup(of: (String, Duration).self) { group in
+        for _ in 0..<32 {
+            group.addTask {
+                let began = clock.now
+                do throws(SecureStoreError) {
+                    _ = try await store.items(matching: query, timeout: .seconds(1))
+                    return ("ok", clock.now - began)
+                } catch {
+                    return (error.code.name, clock.now - began)
+                }
+            }
+        }
+        var all: [(String, Duration)] = []
+        for await outcome in group { all.append(outcome) }
+        return all
+    }
+    let (maxGap, ticks) = ticker.stop()
+    await ticking.value
+    kill(pid, SIGCONT)
+    func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
+    say("measure lookups \(waits.count)")
+    say("measure timedOut \(waits.filter { $0.0 == "notAvailable" }.count)")
+    say("measure otherOutcomes \(waits.filter { $0.0 != "notAvailable" }.map(\.0).joined(separator: ","))")
+    say("measure longestWaitMs \(ms(waits.map(\.1).max() ?? .zero))")
+    say("measure allMs \(ms(clock.now - start))")
+    say("measure ticks \(ticks)")
+    say("measure maxTickGapMs \(ms(maxGap))")
+    let began = clock.now
+    do throws(SecureStoreError) {
+        guard try await store.items(matching: query, timeout: .seconds(20)).first?.data == Data("x".utf8) else {
+            throw SecureStoreError(.internalError, "wrong data after the daemon continued")
+        }
+        _ = try await store.clear(timeout: .seconds(20))
+        say("step afterContinue ok \(ms(clock.now - began))")
+    } catch {
+        say("step afterContinue error \(error.code.name) \(ms(clock.now - began)) \(error.message)")
+    }
+}
+
 switch scenario {
 case "killed":
     guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
@@ -114,6 +180,14 @@ case "stopped":
         }
     }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
+case "asyncStopped":
+    let done = DispatchSemaphore(value: 0)
+    // Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
+    Task.detached { [namespace] in
+        await asyncStopped(namespace: namespace)
+        done.signal()
+    }
+    done.wait()
 case "locked":
     guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }

@@ -1,0 +1,120 @@
+import Testing
+import Foundation
+import SecureStore
+import InMemoryStore
+import TestSupport
+
+/// The in-memory backend with every transaction made slow, as a stuck file, daemon or server makes it: a
+/// store whose calls block, to show where the async API runs them.
+final class SlowBackend: StorageBackend {
+    let inner = InMemoryBackend()
+    let delay: Duration
+
+    init(delay: Duration) { self.delay = delay }
+
+    var backendDescription: String { "slow memory" }
+    var blocking: Blocking { .upTo(delay, waitingFor: "a sleep (test)") }
+
+    func withTransaction<T>(writing: Bool, _ body: (inout InMemoryBackend.Transaction) throws(SecureStoreError) -> T)
+        throws(SecureStoreError) -> T
+    {
+        Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        return try inner.withTransaction(writing: writing, body)
+    }
+}
+
+@Suite("Async API")
+struct AsyncTests {
+    let item = NewItem(.genericPassword, [.service: "async", .account: "alice"], data: Data("s3cret".utf8))
+    let query = ItemQuery(.genericPassword, [.service: "async", .account: "alice"], returning: .data)
+
+    @Test("the async twins add, copy, update, delete and clear like the synchronous calls")
+    func roundTrip() async throws {
+        for store in [try InMemoryStore() as any SecureStore,
+                      try Keychain(backend: SlowBackend(delay: .milliseconds(1))) as any SecureStore] {
+            try await store.add(item)
+            #expect(try await store.items(matching: query).first?.data == Data("s3cret".utf8))
+            #expect(try await store.update(ItemQuery(.genericPassword, [.service: "async"]), with: ItemChanges(data: Data("new".utf8))) == 1)
+            #expect(try await store.password(service: "async", account: "alice") == Data("new".utf8))
+            try await store.setPassword(Data("other".utf8), service: "async", account: "bob")
+            #expect(try syncPassword(store, "bob") == Data("other".utf8), "the sync API sees it")
+            #expect(try await store.delete(ItemQuery(.genericPassword, [.service: "async", .account: "alice"])) == 1)
+            #expect(try await store.items(matching: query).isEmpty)
+            #expect(try await store.item(matching: query) == nil)
+            let missing = await failure { () async throws(SecureStoreError) in _ = try await store.delete(query) }
+            #expect(missing?.code == .itemNotFound)
+            #expect(try await store.clear() == 1)
+        }
+    }
+
+    @Test("a store that never blocks runs inline; one that may block has its own thread")
+    func whereCallsRun() throws {
+        let memory = try InMemoryStore()
+        #expect(memory.blocking == .never)
+        #expect(memory.storeThread == nil)
+        let slow = try Keychain(backend: SlowBackend(delay: .milliseconds(1)))
+        #expect(slow.blocking.mayBlock)
+        let thread = try #require(slow.storeThread)
+        #expect(thread !== StoreThread.shared, "a Keychain owns its thread")
+        #expect(slow.storeThread === thread, "one thread per store")
+    }
+
+    /// Runs a scenario of the async probe (a process of its own: the other tests of this process run
+    /// synchronous work on the cooperative pool, which would delay the ticker and the timers measured here).
+    static func probe(_ scenario: String) throws -> [String: String] {
+        let path = try builtExecutable("securestore-async-probe")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("async-probe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        guard let pid = spawn(path, [scenario], environment: ProcessInfo.processInfo.environment, stdout: out.path) else {
+            throw SecureStoreError(.notAvailable, "cannot start \(path)")
+        }
+        let status = reap(pid, timeout: .seconds(60))
+        let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+        var measures: [String: String] = ["status": String(status)]
+        for line in text.split(separator: "\n") where line.hasPrefix("measure ") {
+            let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            if parts.count == 3 { measures[parts[1]] = parts[2] }
+        }
+        return measures
+    }
+
+    @Test("40 concurrent calls on a blocking store never delay a task ticking every 10 ms; each answers near its timeout")
+    func cooperativePoolStaysFree() throws {
+        let m = try Self.probe("pool")
+        print("[async] \(m.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["calls"] == "40")
+        #expect(Int(m["answered"] ?? "") ?? 0 > 0, "some calls finish within 600 ms")
+        #expect(Int(m["timedOut"] ?? "") ?? 0 > 0, "4 s of calls cannot all finish in 600 ms")
+        #expect((Int(m["answered"] ?? "") ?? 0) + (Int(m["timedOut"] ?? "") ?? 0) == 40, "only answers or timeouts")
+        #expect(Int(m["longestWaitMs"] ?? "") ?? .max < 1500, "every call answers near its timeout")
+        #expect(Int(m["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed")
+    }
+
+    @Test("a call that times out before it starts never runs; one that times out while running says so")
+    func timeoutSemantics() throws {
+        let m = try Self.probe("timeouts")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["firstCode"] == "notAvailable", "\(m)")
+        #expect(m["firstMessage"]?.contains("still running") == true, "\(m)")
+        #expect(m["secondCode"] == "notAvailable", "\(m)")
+        #expect(m["secondMessage"]?.contains("was not run, so nothing changed") == true, "\(m)")
+        #expect(m["firstStored"] == "true", "the started add took effect")
+        #expect(m["secondStored"] == "false", "the add that never started did not")
+    }
+
+    @Test("cancelling the calling task answers at once")
+    func cancellation() throws {
+        let m = try Self.probe("cancel")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["code"] == "notAvailable", "\(m)")
+        #expect(m["message"]?.contains("cancelled") == true, "\(m)")
+        #expect(Int(m["answeredMs"] ?? "") ?? .max < 400, "\(m)")
+    }
+}
+
+/// The synchronous API, from a synchronous context (in an async one the async twin is chosen).
+func syncPassword(_ store: any SecureStore, _ account: String) throws(SecureStoreError) -> Data? {
+    try store.password(service: "async", account: account)
+}
+

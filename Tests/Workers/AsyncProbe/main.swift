@@ -1,0 +1,103 @@
+import Foundation
+import SecureStore
+import TestSupport
+
+// The async API in a process of its own, so that no other test's synchronous work occupies the cooperative
+// pool while it is measured. Prints `measure NAME VALUE` lines.
+//
+//   securestore-async-probe pool      40 concurrent lookups (600 ms timeout) on a store whose calls take 100 ms,
+//                                     while a task ticks every 10 ms
+//   securestore-async-probe timeouts  a call that times out while running, and one that times out before it starts
+//   securestore-async-probe cancel    a call whose task is cancelled
+
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
+
+let item = NewItem(.genericPassword, [.service: "async", .account: "alice"], data: Data("s3cret".utf8))
+let query = ItemQuery(.genericPassword, [.service: "async", .account: "alice"], returning: .data)
+let clock = ContinuousClock()
+
+func pool() async throws {
+    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(100)))
+    try await store.add(item)
+    let ticker = Ticker()
+    let ticking = Task { await ticker.run() }
+    let start = clock.now
+    // 40 lookups of 100 ms each at once: 4 s of blocking calls, far more than the pool has threads for.
+    let outcomes = await withTaskGroup(of: (code: String, waited: Duration).self) { group in
+        for _ in 0..<40 {
+            group.addTask {
+                let began = clock.now
+                do throws(SecureStoreError) {
+                    _ = try await store.items(matching: query, timeout: .milliseconds(600))
+                    return ("ok", clock.now - began)
+                } catch {
+                    return (error.code.name, clock.now - began)
+                }
+            }
+        }
+        var all: [(code: String, waited: Duration)] = []
+        for await outcome in group { all.append(outcome) }
+        return all
+    }
+    let (maxGap, ticks) = ticker.stop()
+    await ticking.value
+    say("measure calls \(outcomes.count)")
+    say("measure answered \(outcomes.filter { $0.code == "ok" }.count)")
+    say("measure timedOut \(outcomes.filter { $0.code == "notAvailable" }.count)")
+    say("measure longestWaitMs \(ms(outcomes.map(\.waited).max() ?? .zero))")
+    say("measure allMs \(ms(clock.now - start))")
+    say("measure ticks \(ticks)")
+    say("measure maxTickGapMs \(ms(maxGap))")
+}
+
+func timeouts() async throws {
+    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(400)))
+    // The first add runs (400 ms); its caller stops waiting after 100 ms. The second waits behind it, times
+    // out after 100 ms and is never run.
+    let firstCall = Task { await failure { () async throws(SecureStoreError) in try await store.add(item, timeout: .milliseconds(100)) } }
+    try await Task.sleep(for: .milliseconds(20))
+    let other = NewItem(.genericPassword, [.service: "async", .account: "bob"], data: Data("b".utf8))
+    let second = await failure { () async throws(SecureStoreError) in try await store.add(other, timeout: .milliseconds(100)) }
+    let first = await firstCall.value
+    say("measure firstCode \(first?.code.name ?? "ok")")
+    say("measure firstMessage \(first?.message ?? "")")
+    say("measure secondCode \(second?.code.name ?? "ok")")
+    say("measure secondMessage \(second?.message ?? "")")
+    try await Task.sleep(for: .milliseconds(900))   // the store's thread finishes the first add
+    let alice = try await store.password(service: "async", account: "alice")
+    let bob = try await store.password(service: "async", account: "bob")
+    say("measure firstStored \(alice != nil)")
+    say("measure secondStored \(bob != nil)")
+}
+
+func cancel() async throws {
+    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(500)))
+    let start = clock.now
+    let task = Task { () -> SecureStoreError? in
+        await failure { () async throws(SecureStoreError) in _ = try await store.clear() }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    task.cancel()
+    let error = await task.value
+    say("measure code \(error?.code.name ?? "ok")")
+    say("measure message \(error?.message ?? "")")
+    say("measure answeredMs \(ms(clock.now - start))")
+}
+
+let scenario = CommandLine.arguments.dropFirst().first ?? "pool"
+let done = DispatchSemaphore(value: 0)
+// Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
+Task.detached {
+    do {
+        switch scenario {
+        case "timeouts": try await timeouts()
+        case "cancel": try await cancel()
+        default: try await pool()
+        }
+    } catch {
+        say("measure error \(error)")
+    }
+    done.signal()
+}
+done.wait()
