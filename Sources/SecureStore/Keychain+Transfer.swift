@@ -12,7 +12,7 @@ public protocol RecordTransfer: SecureStore {
 
 extension Keychain: RecordTransfer {
     public func exportRecords() throws(SecureStoreError) -> [ItemRecord] {
-        try backend.withTransaction(writing: false) { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+        try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
             try txn.find(RecordFilter())
         }
     }
@@ -31,7 +31,7 @@ extension Keychain: RecordTransfer {
                 throw SecureStoreError(.duplicateItem, "Two items to import have the same uniqueness key or reference.")
             }
         }
-        return try backend.withTransaction(writing: true) { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+        return try backend.write { (txn: inout Backend.Transaction) throws(SecureStoreError) in
             let clashes = try txn.find(RecordFilter(uniqueKeys: Array(keys)))
             if let clash = clashes.first(where: { keys.contains($0.uniqueKey) }) {
                 throw SecureStoreError(.duplicateItem,

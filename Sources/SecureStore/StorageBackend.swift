@@ -133,7 +133,8 @@ public protocol StorageTransaction {
 /// - A backend never interprets queries: matching, uniqueness, dates and result shapes are the core's.
 public protocol StorageBackend: Sendable {
     associatedtype Transaction: StorageTransaction
-    /// Runs `body` in one transaction. `writing` is false for reads.
+    /// Runs `body` in one transaction. `writing` is false for reads. The one entry point a backend
+    /// implements; callers use ``read(_:)`` and ``write(_:)``.
     func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     /// A short description for messages and the CLI (`"sqlite /path/to/store.db"`); no secrets.
@@ -145,6 +146,18 @@ public protocol StorageBackend: Sendable {
 extension StorageBackend {
     /// A backend that does not say may block without a known bound.
     public var blocking: Blocking { .unknown }
+}
+
+extension StorageBackend {
+    /// Runs `body` in a reading transaction.
+    public func read<T>(_ body: (inout Transaction) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        try withTransaction(writing: false, body)
+    }
+
+    /// Runs `body` in a writing transaction: all of its changes happen, or none do.
+    public func write<T>(_ body: (inout Transaction) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        try withTransaction(writing: true, body)
+    }
 }
 
 /// Whether two buffers hold the same bytes, compared eight at a time (a generic byte loop costs ~10

@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SQLiteStore
+import SecureStoreCrypto
 import SecureStoreCLI
 #if Postgres
 import PostgresStore
@@ -87,7 +88,7 @@ enum Transfer {
 
     /// Rotates the SQLite or PostgreSQL store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
     static func rekey(to target: RekeyTarget, _ context: Context) throws(CLIError) {
-        let key: SQLiteKey
+        let key: StoreKey
         switch target {
         case .keyFile(let file): key = .keyFile(file)
         case .passphraseEnvironment(let variable):

@@ -4,6 +4,7 @@ import TestSupport
 import SecureStore
 import PostgresStore
 import SQLiteStore
+import SecureStoreCrypto
 
 @Suite("PostgreSQL store", .requires(.postgres))
 struct PostgresStoreTests {
@@ -19,15 +20,13 @@ struct PostgresStoreTests {
             #expect(store.storeDescription.contains("namespace \(ns)"))
         }
         let again = try Server.store(namespace: ns, key: key)
-        let found = try again.copyMatching(ItemQuery(.genericPassword, generic("svc", "alice"), returning: [.data, .attributes]))
-        #expect(found.items.first?.data == Data([0, 1, 2, 255]))
-        #expect(found.items.first?.attributes?[.label] == .string("L"))
-        let internet = try again.copyMatching(ItemQuery(.internetPassword, [.server: .string("example.com")], returning: .attributes))
-        #expect(internet.items.first?.attributes?[.port] == .number(8443))
+        let found = try again.items(matching: ItemQuery(.genericPassword, generic("svc", "alice"), returning: [.data, .attributes]))
+        #expect(found.first?.data == Data([0, 1, 2, 255]))
+        #expect(found.first?.attributes?[.label] == .string("L"))
+        let internet = try again.items(matching: ItemQuery(.internetPassword, [.server: .string("example.com")], returning: .attributes))
+        #expect(internet.first?.attributes?[.port] == .number(8443))
         let other = try Server.store(namespace: Server.freshNamespace(), key: key)
-        #expect(failure { () throws(SecureStoreError) in
-            _ = try other.copyMatching(ItemQuery(.genericPassword, limit: .all))
-        }?.code == .itemNotFound)
+        #expect(try other.items(matching: ItemQuery(.genericPassword)).isEmpty)
     }
 
     @Test("a wrong key or passphrase fails with authFailed; the right passphrase opens the namespace")
@@ -41,7 +40,7 @@ struct PostgresStoreTests {
         try first.add(NewItem(.genericPassword, generic("p", "q"), data: Data("x".utf8)), returning: [])
         let second = try PostgresStore(url: Server.url(), key: .passphrase("correct horse"), namespace: pns,
                                        passwordEnv: Server.passwordEnv)
-        #expect(try second.copyMatching(ItemQuery(.genericPassword, generic("p", "q"), returning: .data)).items.first?.data
+        #expect(try second.items(matching: ItemQuery(.genericPassword, generic("p", "q"), returning: .data)).first?.data
                 == Data("x".utf8))
         #expect(failure { () throws(SecureStoreError) in
             _ = try PostgresStore(url: Server.url(), key: .passphrase("wrong"), namespace: pns, passwordEnv: Server.passwordEnv)
@@ -107,13 +106,13 @@ struct PostgresStoreTests {
         let killed = try Server.psql(["-At", "-c",
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
         #expect(String(decoding: killed, as: UTF8.self).hasPrefix("1"))
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("d", "1"), returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("d", "1"), returning: .data)).first?.data
                 == Data("1".utf8))
         _ = try Server.psql(["-At", "-c",
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
         try store.add(NewItem(.genericPassword, generic("d", "2"), data: Data("2".utf8)), returning: [])
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("d")], limit: .all,
-                                                 returning: .attributes)).items.count == 2)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: .string("d")], limit: .all,
+                                                 returning: .attributes)).count == 2)
     }
 
     @Test("a multi-host URL with target_session_attrs=read-write skips a dead host")
@@ -125,8 +124,8 @@ struct PostgresStoreTests {
         let ns = Server.freshNamespace(), key = randomKey()
         let store = try Server.store(namespace: ns, key: key, url: failover)
         try store.add(NewItem(.genericPassword, generic("m", "h"), data: Data("x".utf8)), returning: [])
-        #expect(try Server.store(namespace: ns, key: key).copyMatching(
-            ItemQuery(.genericPassword, generic("m", "h"), returning: .data)).items.first?.data == Data("x".utf8))
+        #expect(try Server.store(namespace: ns, key: key).items(matching: 
+            ItemQuery(.genericPassword, generic("m", "h"), returning: .data)).first?.data == Data("x".utf8))
     }
 
     @Test("the schema lives in the URL's search_path and is versioned: a newer version is refused")
@@ -156,7 +155,7 @@ struct PostgresStoreTests {
             WHERE i.namespace = '\(ns)' AND o.namespace = '\(ns)' AND i.id <> o.id
             """])
         let swapped = failure { () throws(SecureStoreError) in
-            _ = try store.copyMatching(ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+            _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
         }
         #expect(swapped?.code == .decode, "\(String(describing: swapped))")
     }
@@ -208,7 +207,7 @@ struct PostgresStoreTests {
         try writable.add(NewItem(.genericPassword, generic("ro", "a"), data: Data("a".utf8)), returning: [])
         let url = try Server.url() + "?options=-c%20default_transaction_read_only%3Don"
         let store = try PostgresStore(url: url, key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("ro", "a"), returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("ro", "a"), returning: .data)).first?.data
                 == Data("a".utf8))
         let add = failure { () throws(SecureStoreError) in
             try store.add(NewItem(.genericPassword, generic("ro", "b"), data: Data()), returning: [])
@@ -217,7 +216,7 @@ struct PostgresStoreTests {
         #expect(add?.message.contains("target_session_attrs=read-write") == true)
         #expect(failure { () throws(SecureStoreError) in _ = try store.delete(ItemQuery(.genericPassword)) }?.code == .readOnly)
         #expect(failure { () throws(SecureStoreError) in _ = try store.clear([.genericPassword]) }?.code == .readOnly)
-        #expect(try writable.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1)
+        #expect(try writable.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes)).count == 1)
         // A new namespace needs a write: refused the same way.
         #expect(failure { () throws(SecureStoreError) in
             _ = try PostgresStore(url: url, key: .raw(key), namespace: Server.freshNamespace(), passwordEnv: Server.passwordEnv)
@@ -264,7 +263,7 @@ struct PostgresTimeoutTests {
         #expect(waited < .seconds(3), "bounded by the 1 s timeout: \(waited)")
         _ = reap(holder, timeout: .seconds(30))
         try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data("x".utf8)), returning: [])
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).first?.data
                 == Data("x".utf8))
     }
 }
@@ -288,7 +287,7 @@ struct PostgresProcessTests {
         #expect(racingLines.filter { $0.hasPrefix("dup ") }.count == 60)
         #expect(problems(racingLines).isEmpty, "\(problems(racingLines))")
         let store = try Server.store(namespace: ns, key: key)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 120)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes)).count == 120)
     }
 
     @Test("4 processes running the same mixed sequence leave PostgreSQL exactly as they leave SQLite")
@@ -315,7 +314,7 @@ struct PostgresProcessTests {
             return tally
         }
         func state(_ store: any SecureStore) throws -> [String] {
-            let items = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data])).items
+            let items = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
             return items.map { item in
                 let account = item.attributes?[.account].map { "\($0)" } ?? "-"
                 let label = item.attributes?[.label].map { "\($0)" } ?? "-"

@@ -8,14 +8,7 @@ import PostgresStore
 struct PostgresRekeyTests {
     func all(_ store: PostgresStore) throws(SecureStoreError) -> [String: Data] {
         var out: [String: Data] = [:]
-        let items: [ResultItem]
-        do throws(SecureStoreError) {
-            items = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data])).items
-        } catch {
-            if error.code == .itemNotFound { return [:] }
-            throw error
-        }
-        for item in items {
+        for item in try store.items(matching: ItemQuery(.genericPassword, returning: [.attributes, .data])) {
             if case .string(let account)? = item.attributes?[.account] { out[account] = item.data ?? Data() }
         }
         return out
@@ -59,7 +52,7 @@ struct PostgresRekeyTests {
                 try stale.update(ItemQuery(.genericPassword, generic("st", "x")), with: ItemChanges(data: Data("z".utf8))) }),
             ("delete", { () throws(SecureStoreError) in try stale.delete(ItemQuery(.genericPassword, generic("st", "x"))) }),
             ("read", { () throws(SecureStoreError) in
-                _ = try stale.copyMatching(ItemQuery(.genericPassword, generic("st", "x"), returning: .data)) }),
+                _ = try stale.items(matching: ItemQuery(.genericPassword, generic("st", "x"), returning: .data)) }),
         ]
         for (name, attempt) in attempts {
             let error = failure(attempt)

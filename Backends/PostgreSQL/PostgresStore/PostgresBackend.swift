@@ -1,5 +1,6 @@
 public import SecureStore
 import Foundation
+public import SecureStoreCrypto
 
 package import SecureStoreCrypto
 
@@ -338,12 +339,7 @@ public final class PostgresBackend: StorageBackend {
     /// as a signed big-endian integer. A maintenance job that holds it keeps every SecureStore writer of that
     /// namespace out; readers are never blocked.
     public static func advisoryLockKey(namespace: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("securestore namespace " + namespace).utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: FNV1a.hash(("securestore namespace " + namespace).utf8))
     }
 
     /// The lock held while the schema is created.

@@ -1,5 +1,6 @@
 public import SecureStore
 import Foundation
+public import SecureStoreCrypto
 package import SecureStoreCrypto
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
@@ -33,7 +34,7 @@ public final class SQLiteBackend: StorageBackend {
     ///   gives `readOnly`), such as an export being imported: such a file is not required to be private. A
     ///   store file this process may not write, or one in a folder it may not write (where SQLite could not
     ///   create `-wal` or `-shm`), is opened this way by itself, so reads still work.
-    public init(path: String, key: SQLiteKey, passphraseCost: PassphraseCost = .interactive,
+    public init(path: String, key: StoreKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
         self.busyTimeout = busyTimeout
@@ -136,20 +137,17 @@ public final class SQLiteBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { connection in
-            UncheckedBox(Result { () throws(SecureStoreError) -> T in
-                try connection.transaction(writing: writing) { () throws(SecureStoreError) -> T in
-                    var txn = Transaction(connection: connection)
-                    return try body(&txn)
-                }
-            })
+        try state.withLock { (connection) throws(SecureStoreError) -> T in
+            try connection.transaction(writing: writing) { () throws(SecureStoreError) -> T in
+                var txn = Transaction(connection: connection)
+                return try body(&txn)
+            }
         }
-        return try outcome.value.get()
     }
 
     /// Re-encrypts every item under `newKey` (new blind indexes and key check) in one transaction; until it
     /// commits, the old key keeps working.
-    public func rekey(to newKey: SQLiteKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
+    public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
             Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
         }
@@ -262,7 +260,7 @@ extension SQLiteBackend {
         /// Builds a new store in a private temporary file next to `path` and links it into place (`link`
         /// never replaces or follows anything at `path`). Returns nil, having changed nothing, when something
         /// is at `path` by then.
-        static func create(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32)
+        static func create(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32)
             throws(SecureStoreError) -> Connection?
         {
             let suffix = Sodium.random(6).map { String(format: "%02x", $0) }.joined()
@@ -310,7 +308,7 @@ extension SQLiteBackend {
         }
 
         /// Opens an existing store; nothing is written before the key check passed.
-        static func open(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32,
+        static func open(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32,
                          readOnly: Bool = false) throws(SecureStoreError) -> Connection
         {
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
@@ -445,7 +443,7 @@ extension SQLiteBackend {
 
         // MARK: Rekey
 
-        func rekey(to newKey: SQLiteKey, cost: PassphraseCost) throws(SecureStoreError) {
+        func rekey(to newKey: StoreKey, cost: PassphraseCost) throws(SecureStoreError) {
             let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: cost)
             let newCheck = newSealer.makeCheck()
             try transaction(writing: true) { () throws(SecureStoreError) in
@@ -463,9 +461,4 @@ extension SQLiteBackend {
             epoch = newCheck
         }
     }
-}
-
-struct UncheckedBox<Value>: @unchecked Sendable {   // crosses the lock boundary only; never shared
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -20,10 +20,8 @@ final class WriterLock: @unchecked Sendable {   // used only under the backend's
     static let wait: Duration = .seconds(10)
 
     init(collection: String, namespace: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a 64: a collision only makes two stores share a lock
-        for byte in Array(collection.utf8) + [0] + Array(namespace.utf8) {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
+        // A collision only makes two stores share a lock.
+        let hash = FNV1a.hash(Array(collection.utf8) + [0] + Array(namespace.utf8))
         path = Self.folder() + "/secret-service-" + String(hash, radix: 16) + ".lock"
     }
 
@@ -31,9 +29,7 @@ final class WriterLock: @unchecked Sendable {   // used only under the backend's
 
     /// The folder of lock files: `$XDG_RUNTIME_DIR/securestore`, else `/tmp/securestore-UID`.
     static func folder() -> String {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            return runtime + "/securestore"
-        }
+        if let runtime = XDG.runtimeFolder() { return runtime }
         return "/tmp/securestore-\(geteuid())"
     }
 
