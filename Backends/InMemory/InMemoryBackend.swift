@@ -19,6 +19,11 @@ public final class InMemoryBackend: StorageBackend {
 
     public var backendDescription: String { "memory" }
 
+    /// Atomic (undo log under one lock), private to this process, gone with it.
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .notShared,
+                                                     acrossMachines: .notShared, durableOnReturn: false,
+                                                     insertionOrder: .processCounter)
+
     public func withTransaction<T>(writing: Bool, _ body: (inout State) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {

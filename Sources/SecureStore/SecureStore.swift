@@ -2,7 +2,8 @@ public import Foundation
 
 /// A keychain: add, copy, update, delete and clear items with SecItem semantics.
 ///
-/// Every operation is atomic. Implementations must behave exactly as `semantics.md` describes; ours do so
+/// Every operation is atomic where ``guarantees`` says so (``StorageGuarantees/atomicWrites``; otherwise a
+/// failure midway is undone best effort). Implementations must behave exactly as `semantics.md` describes; ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
 public protocol SecureStore: Sendable {
@@ -41,6 +42,9 @@ public protocol SecureStore: Sendable {
 
     /// Which backend and where, for messages; never a secret.
     var storeDescription: String { get }
+
+    /// What the storage under this store promises (atomicity, isolation, durability, order).
+    var guarantees: StorageGuarantees { get }
 }
 
 extension SecureStore {

@@ -11,13 +11,14 @@ public enum BuiltinBackends {
     private static let once: Void = {
         BackendRegistry.register(BackendFactory(
             name: "memory", section: "memory", allowedKeys: ["accessGroups"],
-            summary: "in this process's memory only (tests, ephemeral processes)"
+            summary: "in this process's memory only (tests, ephemeral processes)",
+            guarantees: InMemoryBackend.guarantees
         ) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try InMemoryStore(configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
         BackendRegistry.register(BackendFactory(
             name: "sqlite", section: "sqlite", allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"],
-            summary: "encrypted SQLite file (the embedded default)",
+            summary: "encrypted SQLite file (the embedded default)", guarantees: SQLiteBackend.guarantees,
             availability: { s in
                 Result { () throws(SecureStoreError) in _ = try sqliteKey(s) }
             }
@@ -28,6 +29,7 @@ public enum BuiltinBackends {
         BackendRegistry.register(BackendFactory(
             name: "secret-service", section: "secretService", allowedKeys: ["collection", "namespace", "accessGroups"],
             summary: "the desktop keyring over D-Bus (gnome-keyring, KeePassXC)",
+            guarantees: SecretServiceBackend.guarantees,
             availability: { s in
                 Result { () throws(SecureStoreError) in _ = try secretService(s) }
             }
@@ -38,6 +40,7 @@ public enum BuiltinBackends {
             name: "postgres", section: "postgres",
             allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups"],
             summary: "PostgreSQL shared by many machines, end-to-end encrypted (the server sees no secret)",
+            guarantees: PostgresBackend.guarantees,
             availability: { s in
                 Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
             }

@@ -71,6 +71,7 @@ final class TemporarySQLiteStore: SecureStore, @unchecked Sendable {   // `store
     }
 
     var storeDescription: String { store?.storeDescription ?? "closed" }
+    var guarantees: StorageGuarantees { SQLiteBackend.guarantees }
 
     func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult {
         try open.add(item, returning: returning)

@@ -70,6 +70,10 @@ public final class PostgresBackend: StorageBackend {
         "postgres \(target.description), namespace \(namespace)"
     }
 
+    /// Server transactions with a per-namespace writer lock; shared by every machine that reaches the server.
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full, acrossMachines: .full,
+                                                     durableOnReturn: true, insertionOrder: .storageSequence)
+
     // MARK: Transactions
 
     /// The live connection, if any; replaced after a failure.

@@ -34,6 +34,12 @@ public final class SecretServiceBackend: StorageBackend {
 
     public var backendDescription: String { "secret-service collection \(collection) namespace \(namespace)" }
 
+    /// The Secret Service has no transactions: a failure midway is undone best effort; writers of this
+    /// package are serialized by the writer lock, readers are not isolated; durability is the daemon's.
+    public static let guarantees = StorageGuarantees(atomicWrites: false, acrossProcesses: .writersSerialized,
+                                                     acrossMachines: .notShared, durableOnReturn: false,
+                                                     insertionOrder: .lockedCounter)
+
     public func withTransaction<T>(writing: Bool, _ body: (inout SecretServiceTransaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
