@@ -12,8 +12,11 @@ internal import CSecret
 final class Connection: @unchecked Sendable {   // used by one thread at a time (the backend's mutex)
     /// The bound on every D-Bus call.
     static let timeout = SecretServiceBackend.callTimeoutMilliseconds
-    /// At most this many calls of one batch are in flight at once (each has its own timeout).
-    static let window = 128
+    /// At most this many reads of one batch are in flight at once (each has its own timeout).
+    static let readWindow = 128
+    /// At most this many writes of one batch: the daemon rewrites its file for each (tens of milliseconds in a
+    /// big keyring), and a call's timeout runs from when it is sent, so writes are not queued up at the daemon.
+    static let writeWindow = 2
 
     private let service: UnsafeMutablePointer<SecretService>
     let collectionPath: String
@@ -140,9 +143,9 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     // MARK: Batches
 
     /// D-Bus calls in flight together: `start` begins call `i`, `finish` reads it after it completed. At most
-    /// ``window`` calls are outstanding; every started call is awaited before this returns, so no reply
+    /// `window` calls are outstanding; every started call is awaited before this returns, so no reply
     /// arrives after. The first failure (in call order) is thrown after all are done.
-    private func batch(count: Int, doing what: (Int) -> String,
+    private func batch(count: Int, window: Int = Connection.readWindow, doing what: (Int) -> String,
                        start: (Int, UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void,
                        finish: (Int, UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void)
         throws(SecureStoreError)
@@ -163,7 +166,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 call.pointee.done = 1   // never started: nothing to wait for
             }
         }
-        while started < min(count, Self.window) { startNext() }
+        while started < min(count, window) { startNext() }
         for i in 0..<count {
             ss_call_wait(context, calls[i])
             if started < count { startNext() }
@@ -326,7 +329,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     /// Deletes these items, the calls in flight together. An item that needs a prompt to be deleted →
     /// `interactionNotAllowed`.
     func delete(_ paths: [String]) throws(SecureStoreError) {
-        try batch(count: paths.count, doing: { "deleting \(paths[$0])" }, start: { (i, call) throws(SecureStoreError) in
+        try batch(count: paths.count, window: Self.writeWindow, doing: { "deleting \(paths[$0])" }, start: { (i, call) throws(SecureStoreError) in
             ss_start_delete(service, paths[i], Self.timeout, call)
         }, finish: { (i, call) throws(SecureStoreError) in
             if ss_call_no_prompt(call) == 0 {

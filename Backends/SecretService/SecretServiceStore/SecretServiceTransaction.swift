@@ -52,26 +52,28 @@ public struct SecretServiceTransaction: StorageTransaction {
     public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
         var base = Mapping.scope(namespace: namespace)
         if let c = filter.itemClass { base[Mapping.classKey] = c.rawValue }
+        // The plain service/account attributes the query names as non-empty text (an item without the
+        // attribute matches only the empty default, so narrowing by them cannot miss an item).
+        var plain = base
+        for (name, key) in [(AttributeName.service, Mapping.plainService), (AttributeName.account, Mapping.plainAccount)] {
+            if let value = filter.equalities[name], let text = Mapping.exactText(value), !text.isEmpty, Mapping.isSafe(text) {
+                plain[key] = text
+            }
+        }
         var searches: [[String: String]] = []
         if let ref = filter.persistentRef {
             base[Mapping.refKey] = Mapping.refAttribute(ref)
             searches = [base]
-        } else if let keys = filter.uniqueKeys {
+        } else if let keys = filter.uniqueKeys, keys.count == 1 || plain.count == base.count {
             for key in Set(keys) {
                 var q = base
                 q[Mapping.uniqueKeyKey] = Mapping.uniqueKeyAttribute(key)
                 searches.append(q)
             }
         } else {
-            // Narrow by the plain service/account attributes when the query names non-empty text (an item
-            // without the attribute matches only the empty default, so it cannot be missed).
-            for (name, plain) in [(AttributeName.service, Mapping.plainService), (AttributeName.account, Mapping.plainAccount)] {
-                if let value = filter.equalities[name], let text = Mapping.exactText(value), !text.isEmpty,
-                   Mapping.isSafe(text) {
-                    base[plain] = text
-                }
-            }
-            searches = [base]
+            // Also for several unique keys (one per access group and sync state) when the query names a
+            // service or account: one search instead of one per key (a superset; the core re-checks).
+            searches = [plain]
         }
         let records = try load(try search(searches))
         for known in records { self.known[known.record.persistentRef] = known }
