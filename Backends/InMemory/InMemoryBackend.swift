@@ -23,6 +23,10 @@ public final class InMemoryBackend: StorageBackend {
 
     /// Calls only take this process's lock for in-memory work.
     public var blocking: Blocking { .never }
+    /// Atomic (undo log under one lock), private to this process, gone with it.
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .notShared,
+                                                     acrossMachines: .notShared, durableOnReturn: false,
+                                                     insertionOrder: .processCounter)
 
     public func withTransaction<T>(writing: Bool, _ body: (inout State) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T

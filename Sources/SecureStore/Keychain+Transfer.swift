@@ -3,7 +3,9 @@
 public protocol RecordTransfer: SecureStore {
     /// Every record of the store, in insertion order.
     func exportRecords() throws(SecureStoreError) -> [ItemRecord]
-    /// Adds `records` in one transaction, all or nothing.
+    /// Adds `records` in one transaction: all or nothing where ``SecureStore/guarantees`` has
+    /// ``StorageGuarantees/atomicWrites``; elsewhere a failure midway is undone best effort
+    /// (``StorageGuarantees/transferPromise`` says it in words).
     /// - Throws: `duplicateItem` if a record's uniqueness key or persistent reference is already taken (or
     ///   taken twice among `records`); `missingEntitlement` for an access group this store was not given.
     @discardableResult

@@ -2,7 +2,8 @@ public import Foundation
 
 /// A keychain: add, copy, update, delete and clear items with SecItem semantics.
 ///
-/// Every operation is atomic. Implementations must obey the rules of the SecItem semantics article
+/// Every operation is atomic where ``guarantees`` says so (``StorageGuarantees/atomicWrites``; otherwise a
+/// failure midway is undone best effort). Implementations must obey the rules of the SecItem semantics article
 /// (`Sources/SecureStore/SecureStore.docc/Semantics.md`, each rule named as its conformance check); ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
@@ -55,6 +56,9 @@ public protocol SecureStore: Sendable {
     /// The thread the async operations run this store's calls on; `nil` when its calls never block
     /// (they then run on the caller's task).
     var storeThread: StoreThread? { get }
+
+    /// What the storage under this store promises (atomicity, isolation, durability, order).
+    var guarantees: StorageGuarantees { get }
 }
 
 extension SecureStore {

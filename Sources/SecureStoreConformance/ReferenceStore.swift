@@ -20,6 +20,10 @@ public final class ReferenceStore: SecureStore {
     }
 
     public var storeDescription: String { "reference model" }
+    public var guarantees: StorageGuarantees {
+        StorageGuarantees(atomicWrites: true, acrossProcesses: .notShared, acrossMachines: .notShared,
+                          durableOnReturn: false, insertionOrder: .processCounter)
+    }
 
     // Tables, from the semantics article.
     private static let common = ["pdmn", "agrp", "sync", "cdat", "mdat", "labl"]

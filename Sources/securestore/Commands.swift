@@ -108,6 +108,7 @@ enum Commands {
             }
             let mark = factory.name == selection.backend ? "*" : " "
             lines.append("\(mark) \(factory.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(availability) — \(factory.summary)")
+            lines.append("    guarantees: \(factory.guarantees.map { "\($0)" } ?? "not declared")")
         }
         var reason = selection.reason.description
         if let config = context.config, selection.reason == .configFile(path: config) { reason += " (given with --config)" }

@@ -76,6 +76,7 @@ final class TemporarySQLiteStore: SecureStore, @unchecked Sendable {   // `store
     }
 
     var storeDescription: String { store?.storeDescription ?? "closed" }
+    var guarantees: StorageGuarantees { SQLiteBackend.guarantees }
 
     func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> Item {
         try open.add(item, returning: returning)

@@ -4,25 +4,6 @@ import SecureStore
 import InMemoryStore
 import TestSupport
 
-/// The in-memory backend with every transaction made slow, as a stuck file, daemon or server makes it: a
-/// store whose calls block, to show where the async API runs them.
-final class SlowBackend: StorageBackend {
-    let inner = InMemoryBackend()
-    let delay: Duration
-
-    init(delay: Duration) { self.delay = delay }
-
-    var backendDescription: String { "slow memory" }
-    var blocking: Blocking { .upTo(delay, waitingFor: "a sleep (test)") }
-
-    func withTransaction<T>(writing: Bool, _ body: (inout InMemoryBackend.Transaction) throws(SecureStoreError) -> T)
-        throws(SecureStoreError) -> T
-    {
-        Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
-        return try inner.withTransaction(writing: writing, body)
-    }
-}
-
 @Suite("Async API")
 struct AsyncTests {
     let item = NewItem(.genericPassword, [.service: "async", .account: "alice"], data: Data("s3cret".utf8))

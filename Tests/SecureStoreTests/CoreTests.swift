@@ -22,6 +22,7 @@ final class SpyBackend: StorageBackend {
     let state = Locked(Txn(records: []))
     var filters: [RecordFilter] { state.withLock { $0.filters } }
     var backendDescription: String { "spy" }
+    static let guarantees = InMemoryBackend.guarantees
     func withTransaction<T>(writing: Bool, _ body: (inout Txn) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
         var txn = state.withLock { $0 }
         let value = try body(&txn)

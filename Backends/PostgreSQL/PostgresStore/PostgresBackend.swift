@@ -139,6 +139,10 @@ public final class PostgresBackend: StorageBackend {
                      + "COMMIT of the transaction (up to \(statement) each)")
     }
 
+    /// Server transactions with a per-namespace writer lock; shared by every machine that reaches the server.
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full, acrossMachines: .full,
+                                                     durableOnReturn: true, insertionOrder: .storageSequence)
+
     // MARK: Transactions
 
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)

@@ -134,6 +134,12 @@ public final class SQLiteBackend: StorageBackend {
 
     public var backendDescription: String { "sqlite \(path)" }
 
+    /// SQLite transactions (WAL, `synchronous=FULL`), shared by the processes of this machine; the file is
+    /// not for several machines (no network file systems).
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full,
+                                                     acrossMachines: .notShared, durableOnReturn: true,
+                                                     insertionOrder: .storageSequence)
+
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
