@@ -56,7 +56,7 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// Every check of the suite.
     public static var all: [ConformanceCheck] {
         addChecks + copyChecks + updateChecks + deleteChecks + clearChecks + roundTripChecks + limitChecks
-            + appleRegressionChecks
+            + appleRegressionChecks + orderChecks
     }
 
     /// Checks whose names start with `prefix` (`"add."`, `"copy."` …).

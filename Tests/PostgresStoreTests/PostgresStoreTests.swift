@@ -49,6 +49,31 @@ struct PostgresStoreTests {
         #expect(failure { () throws(SecureStoreError) in _ = try Server.store(namespace: pns, key: key) }?.code == .authFailed)
     }
 
+    @Test("a namespace that exists is never given a new key file: a missing one is an error and none is written")
+    func missingKeyFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-key-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ns = Server.freshNamespace("keyfile"), keyFile = folder + "/store.key"
+        do {
+            let store = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns,
+                                          passwordEnv: Server.passwordEnv)
+            try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("v".utf8)), returning: [])
+        }
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+        #expect(unlink(keyFile) == 0)
+        let e = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns, passwordEnv: Server.passwordEnv)
+        }
+        #expect(e?.code == .notAvailable, "\(String(describing: e))")
+        #expect(!FileManager.default.fileExists(atPath: keyFile), "a new key file was written for an existing namespace")
+        // A new namespace still gets its key file.
+        _ = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: Server.freshNamespace("keyfile"),
+                              passwordEnv: Server.passwordEnv)
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+    }
+
     @Test("the database owner reading every table finds none of the stored plaintext")
     func noPlaintext() throws {
         let ns = Server.freshNamespace("plain")

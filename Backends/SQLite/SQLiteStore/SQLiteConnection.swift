@@ -1,14 +1,10 @@
 import SecureStore
+import SecureStoreCrypto
 import Foundation
 internal import CSQLite
 
-/// A value bound to or read from a statement.
-enum SQLValue {
-    case null
-    case integer(Int64)
-    case blob([UInt8])
-    case text(String)
-}
+/// A value bound to or read from a statement (the sealed-table layer's value).
+typealias SQLValue = TableValue
 
 /// The one file that talks to sqlite3: one connection, cached prepared statements, SQLite result codes
 /// mapped to ``SecureStoreError``. Not thread-safe by itself; ``SQLiteBackend`` serializes all use.
