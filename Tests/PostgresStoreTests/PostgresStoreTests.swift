@@ -102,7 +102,7 @@ struct PostgresStoreTests {
             "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
             as: UTF8.self)
         #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea")
+                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea")
     }
 
     @Test("the database enforces uniqueness: a second row with the same key is refused as duplicateItem")
@@ -167,6 +167,26 @@ struct PostgresStoreTests {
         _ = try Server.psql(["-c", "UPDATE \(schema).securestore_schema SET version = 99"])
         let newer = failure { () throws(SecureStoreError) in _ = try Server.store(namespace: "ns", key: key, url: url) }
         #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
+    }
+
+    @Test("a schema 2 database is upgraded to 3 on first use (the secret column added, the version row written)")
+    func schemaUpgrade() throws {
+        let schema = "u\(UInt64.random(in: 0...UInt64.max))"
+        _ = try Server.psql(["-c", "CREATE SCHEMA \(schema)"])
+        let url = try Server.url() + "?options=-csearch_path%3D\(schema)"
+        let key = randomKey()
+        _ = try Server.store(namespace: "ns", key: key, url: url)
+        // Back to the tables of schema 2 (no item yet: items of format 2 are read as they are).
+        _ = try Server.psql(["-c", "ALTER TABLE \(schema).securestore_items DROP COLUMN secret; "
+            + "DELETE FROM \(schema).securestore_schema; INSERT INTO \(schema).securestore_schema VALUES (2)"])
+        let store = try Server.store(namespace: "ns", key: key, url: url)
+        try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data("x".utf8)), returning: [])
+        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("s", "v"), returning: .data)).items.first?.data
+                == Data("x".utf8))
+        let version = try Server.psql(["-At", "-c", "SELECT max(version) FROM \(schema).securestore_schema"])
+        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "3")
+        let secrets = try Server.psql(["-At", "-c", "SELECT count(secret) FROM \(schema).securestore_items"])
+        #expect(String(decoding: secrets, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
     @Test("a row altered on the server is detected: decode error, no wrong data")

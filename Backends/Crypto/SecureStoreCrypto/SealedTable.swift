@@ -22,8 +22,9 @@ package protocol SealedTableExecutor {
 /// an optional scope column (PostgreSQL's `namespace`, bound as the first parameter of every statement). Every
 /// statement the layer runs is built here once.
 ///
-/// Table shape (see Backends/SQLite/FORMAT.md): `items(id, cls, ref, ukey, svc, acct, blob)` with `id` growing
-/// with insertion, and `meta(k, v)` holding the key check (`check`) and passphrase parameters (`kdf`).
+/// Table shape (see Backends/SQLite/FORMAT.md): `items(id, cls, ref, ukey, svc, acct, blob, secret)` with `id`
+/// growing with insertion, and `meta(k, v)` holding the key check (`check`) and passphrase parameters (`kdf`).
+/// A table of an older schema has no `secret` column (its records hold their secret): such a layout reads it.
 package final class SealedTableLayout: Sendable {
     /// Every statement a find may run returns its rows `ORDER BY id`, and a find made of several statements
     /// sorts their rows by `id` once: that is the only rule for insertion order.
@@ -57,8 +58,9 @@ package final class SealedTableLayout: Sendable {
     ///   - scope: the column and value every row of this store carries (`("namespace", "team")`), nil for a
     ///     table that holds one store.
     ///   - numbered: `$1`-style placeholders (PostgreSQL) instead of `?` (SQLite).
+    ///   - secretColumn: whether the table has the `secret` column (schema 3); without it the layout only reads.
     package init(items: String, meta: String, scope: (column: String, value: String)?, numbered: Bool,
-                 updatesOnlyChangedIndexes: Bool) {
+                 updatesOnlyChangedIndexes: Bool, secretColumn: Bool = true) {
         self.scope = scope.map { .text($0.value) }
         self.numbered = numbered
         self.updatesOnlyChangedIndexes = updatesOnlyChangedIndexes
@@ -69,7 +71,7 @@ package final class SealedTableLayout: Sendable {
             let all = (scope.map { ["\($0.column) = \(numbered ? "$1" : "?")"] } ?? []) + conditions
             return all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND ")
         }
-        let columns = "SELECT id, cls, ref, ukey, blob FROM \(items)"
+        let columns = "SELECT id, cls, ref, ukey, blob, \(secretColumn ? "secret" : "NULL") FROM \(items)"
         selectAll = columns + whereClause([]) + " ORDER BY id"
         selectByRef = columns + whereClause(["ref = \(p(1))"]) + " ORDER BY id"
         selectByClass = columns + whereClause(["cls = \(p(1))"]) + " ORDER BY id"
@@ -78,17 +80,17 @@ package final class SealedTableLayout: Sendable {
         selectByKeyPrefix = columns + whereClause(["ukey IN ("])
         let scopeColumn = scope.map { "\($0.column), " } ?? ""
         let scopeParameter = scope == nil ? "" : (numbered ? "$1, " : "?, ")
-        insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob) VALUES (\(scopeParameter)"
-            + (1...6).map(p).joined(separator: ", ") + ")"
-        updateBlob = "UPDATE \(items) SET blob = \(p(1))" + whereClause(["ref = \(p(2))"])
-        updateAll = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5))"
-            + whereClause(["ref = \(p(6))"])
+        insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret) VALUES (\(scopeParameter)"
+            + (1...7).map(p).joined(separator: ", ") + ")"
+        updateBlob = "UPDATE \(items) SET blob = \(p(1)), secret = \(p(2))" + whereClause(["ref = \(p(3))"])
+        updateAll = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
+            + "secret = \(p(6))" + whereClause(["ref = \(p(7))"])
         selectIndexes = "SELECT cls, ukey, svc, acct FROM \(items)" + whereClause(["ref = \(p(1))"])
         deleteByRef = "DELETE FROM \(items)" + whereClause(["ref = \(p(1))"])
         deleteByClass = "DELETE FROM \(items)" + whereClause(["cls = \(p(1))"])
         deleteEverything = "DELETE FROM \(items)" + whereClause([])
-        updateRow = "UPDATE \(items) SET ref = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5))"
-            + whereClause(["id = \(p(6))"])
+        updateRow = "UPDATE \(items) SET ref = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
+            + "secret = \(p(6))" + whereClause(["id = \(p(7))"])
         selectCheck = "SELECT v FROM \(meta)" + whereClause(["k = 'check'"])
         selectMeta = "SELECT k, v FROM \(meta)" + whereClause(["k IN ('kdf', 'check')"])
         deleteKeyMeta = "DELETE FROM \(meta)" + whereClause(["k IN ('kdf', 'check')"])
@@ -262,15 +264,21 @@ package struct SealedTable<Executor: SealedTableExecutor> {
         return found
     }
 
-    /// Opens one `id, cls, ref, ukey, blob` row.
+    /// Opens one `id, cls, ref, ukey, blob, secret` row.
     private func decode(_ row: [TableValue]) throws(SecureStoreError) -> (id: Int64, record: ItemRecord) {
-        guard row.count == 5, case .integer(let id) = row[0], case .integer(let cls) = row[1],
+        guard row.count == 6, case .integer(let id) = row[0], case .integer(let cls) = row[1],
               case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
         else {
             throw SecureStoreError(.decode, "A stored item has a damaged row: the store was altered or corrupted.")
         }
+        let secret: [UInt8]?
+        switch row[5] {
+        case .null: secret = nil
+        case .blob(let b): secret = b
+        default: throw SecureStoreError(.decode, "Stored item #\(id) has a damaged secret: the store was altered.")
+        }
         do throws(SecureStoreError) {
-            return (id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id))
+            return (id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret, id: id))
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
             if !epochChecked { try requireSameEpoch() }
@@ -283,7 +291,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     package func insert(_ record: ItemRecord) throws(SecureStoreError) {
         let row = sealer.seal(record)
         try executor.run(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
-                                                     .blob(row.svc), .blob(row.acct), .blob(row.blob)]))
+                                                     .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row)]))
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays).
@@ -296,16 +304,22 @@ package struct SealedTable<Executor: SealedTableExecutor> {
             let old = current[0]
             if old[0] == .integer(row.cls), old[1] == .blob(row.ukey), old[2] == .blob(row.svc),
                old[3] == .blob(row.acct) {
-                changed = try executor.run(layout.updateBlob, layout.bind([.blob(row.blob), .blob(row.ref)]))
+                changed = try executor.run(layout.updateBlob, layout.bind([.blob(row.blob), Self.secret(row), .blob(row.ref)]))
             } else {
                 changed = try executor.run(layout.updateAll, layout.bind([
-                    .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)]))
+                    .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row),
+                    .blob(row.ref)]))
             }
         } else {
             changed = try executor.run(layout.updateAll, layout.bind([
-                .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)]))
+                .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row),
+                .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
+    }
+
+    private static func secret(_ row: SealedRecord) -> TableValue {
+        row.secret.map { .blob($0) } ?? .null
     }
 
     private static var vanished: SecureStoreError {
@@ -329,12 +343,19 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     /// Re-seals every record under `newSealer` in place and stores its key check `newCheck` (the caller's
     /// transaction makes it all or nothing).
     package func rekey(to newSealer: RecordSealer, check newCheck: [UInt8]) throws(SecureStoreError) {
+        try reseal(into: layout, with: newSealer)
+        try layout.writeKeyCheck(executor, sealer: newSealer, check: newCheck)
+    }
+
+    /// Reads every record through this table's layout and writes it back in place, sealed by `newSealer` in
+    /// the current record format, through `target` (the same table in a newer layout, or this one).
+    package func reseal(into target: SealedTableLayout, with newSealer: RecordSealer) throws(SecureStoreError) {
         for (id, record) in try all() {
             let new = newSealer.seal(record)
-            try executor.run(layout.updateRow, layout.bind([.blob(new.ref), .blob(new.ukey), .blob(new.svc),
-                                                            .blob(new.acct), .blob(new.blob), .integer(id)]))
+            try executor.run(target.updateRow, target.bind([.blob(new.ref), .blob(new.ukey), .blob(new.svc),
+                                                            .blob(new.acct), .blob(new.blob), Self.secret(new),
+                                                            .integer(id)]))
         }
-        try layout.writeKeyCheck(executor, sealer: newSealer, check: newCheck)
     }
 }
 

@@ -27,6 +27,10 @@ package enum Sodium {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
     }
 
+    package static func zero(_ bytes: inout [UInt8]?) {
+        bytes?.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+
     /// Argon2id cost limits.
     package static let interactiveOps = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE)
     package static let interactiveMem = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)

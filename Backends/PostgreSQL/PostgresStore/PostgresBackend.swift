@@ -21,10 +21,11 @@ package import SecureStoreCrypto
 /// synchronous standby that did not answer in time, a connection lost during COMMIT) is `outcomeUnknown`.
 /// A lost connection is re-opened on the next call.
 public final class PostgresBackend: StorageBackend {
-    /// The schema version this code creates and reads (`securestore_schema.version`). Version 1 (records
-    /// that cannot say "no secret") is upgraded to 2 on first use by adding the version row: the tables are
-    /// the same and records of both versions are read (see MAPPING.md).
-    public static let schemaVersion: Int64 = 2
+    /// The schema version this code creates and reads (`securestore_schema.version`). Versions 1 and 2 are
+    /// upgraded to 3 on first use, in one transaction, by adding the `secret` column and the version row: rows
+    /// written before keep their record format (the secret inside) and are read as they are; each is written
+    /// in format 3 when it is next replaced, or by a rekey (see MAPPING.md).
+    public static let schemaVersion: Int64 = 3
     /// The default number of connections one backend keeps.
     public static let defaultPoolSize = 4
 
@@ -330,12 +331,13 @@ public final class PostgresBackend: StorageBackend {
             return nil
         }
         var found = try version()
-        if found == nil || found == 1 {
+        if found == nil || found.map({ $0 < schemaVersion }) == true {
             try db.execute("BEGIN")
             do throws(SecureStoreError) {
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(schemaLockKey)])
                 let current = try version()
-                if current == 1 {
+                if let current, current < schemaVersion {
+                    try db.execute("ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS secret bytea")
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 } else if current == nil {
                     try db.execute("""
@@ -346,7 +348,7 @@ public final class PostgresBackend: StorageBackend {
                             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                             namespace text NOT NULL, cls bigint NOT NULL,
                             ref bytea NOT NULL, ukey bytea NOT NULL, svc bytea NOT NULL, acct bytea NOT NULL,
-                            blob bytea NOT NULL,
+                            blob bytea NOT NULL, secret bytea,
                             CONSTRAINT securestore_items_ukey UNIQUE (namespace, ukey),
                             CONSTRAINT securestore_items_ref UNIQUE (namespace, ref));
                         CREATE INDEX IF NOT EXISTS securestore_items_cls ON securestore_items(namespace, cls, id);

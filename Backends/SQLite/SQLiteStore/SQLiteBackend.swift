@@ -8,10 +8,10 @@ package import SecureStoreCrypto
 /// One connection, serialized by a lock (`Locked`); other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
-    /// The schema version this code writes and reads (`PRAGMA user_version`). Version 1 files (whose records
-    /// cannot say "no secret") are read as they are and marked version 2 when opened for writing; their
-    /// records keep their meaning (see FORMAT.md).
-    public static let schemaVersion: Int64 = 2
+    /// The schema version this code writes (`PRAGMA user_version`). Version 1 and 2 files are read as they
+    /// are, and upgraded to version 3 by the first writing transaction, inside it (all or nothing); a store
+    /// opened for reading only is never upgraded (see FORMAT.md).
+    public static let schemaVersion: Int64 = 3
 
     private let state: Locked<Connection>
     public let path: String
@@ -126,8 +126,8 @@ public final class SQLiteBackend: StorageBackend {
     {
         let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { connection in
             UncheckedBox(Result { () throws(SecureStoreError) -> T in
-                try connection.transaction(writing: writing) { () throws(SecureStoreError) -> T in
-                    var txn = Transaction(connection: connection)
+                try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
+                    var txn = Transaction(connection: connection, layout: layout)
                     return try body(&txn)
                 }
             })
@@ -165,9 +165,9 @@ public final class SQLiteBackend: StorageBackend {
     public struct Transaction: StorageTransaction {
         let table: SealedTable<SQLiteExecutor>
 
-        init(connection: Connection) {
+        init(connection: Connection, layout: SealedTableLayout) {
             // The epoch was checked when the transaction began.
-            table = SealedTable(layout: Connection.layout, executor: SQLiteExecutor(db: connection.db),
+            table = SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
                                 sealer: connection.sealer, epoch: connection.epoch, epochChecked: true)
         }
 
@@ -218,14 +218,33 @@ extension SQLiteBackend {
         /// epoch every transaction checks.
         private(set) var epoch: [UInt8]
 
-        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables.
+        /// The file's schema version as this connection last saw it, and the statements that go with it.
+        private(set) var version: Int64
+        private(set) var layout: SealedTableLayout
+
+        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 3).
         static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
                                               updatesOnlyChangedIndexes: true)
+        /// The same for a schema 1 or 2 file (no `secret` column), which is only read.
+        static let legacyLayout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
+                                                    updatesOnlyChangedIndexes: true, secretColumn: false)
 
-        private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8]) {
+        /// The tables and indexes of schema 3: the reference and uniqueness-key indexes are UNIQUE (the core
+        /// checks uniqueness first; the index backs it up), service and account have an index each, and
+        /// class-only reads scan the table in id order (no class index).
+        static let indexes = """
+            CREATE UNIQUE INDEX items_ref ON items(ref);
+            CREATE UNIQUE INDEX items_ukey ON items(ukey);
+            CREATE INDEX IF NOT EXISTS items_svc ON items(svc);
+            CREATE INDEX IF NOT EXISTS items_acct ON items(acct);
+            """
+
+        private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8], version: Int64) {
             self.db = db
             self.sealer = sealer
             self.epoch = epoch
+            self.version = version
+            self.layout = version >= 3 ? Self.layout : Self.legacyLayout
         }
 
         /// Builds a new store in a private temporary file next to `path` and links it into place (`link`
@@ -251,12 +270,8 @@ extension SQLiteBackend {
                     try db.exec("""
                         CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
                         CREATE TABLE items(id INTEGER PRIMARY KEY, cls INTEGER NOT NULL, ref BLOB NOT NULL,
-                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL);
-                        CREATE INDEX items_ref ON items(ref);
-                        CREATE INDEX items_ukey ON items(ukey);
-                        CREATE INDEX items_cls ON items(cls, id);
-                        CREATE INDEX items_svc ON items(svc);
-                        CREATE INDEX items_acct ON items(acct);
+                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL, secret BLOB);
+                        \(indexes)
                         PRAGMA user_version = \(SQLiteBackend.schemaVersion);
                         """)
                     (sealer, check) = try layout.createKeyCheck(SQLiteExecutor(db: db), key: key, cost: cost,
@@ -274,7 +289,7 @@ extension SQLiteBackend {
                                        "Could not create the store file \(path): \(String(cString: strerror(code))).")
             }
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
-            let connection = Connection(db: db, sealer: sealer, epoch: check)
+            let connection = Connection(db: db, sealer: sealer, epoch: check, version: SQLiteBackend.schemaVersion)
             try connection.configure()
             return connection
         }
@@ -298,12 +313,8 @@ extension SQLiteBackend {
             guard let opened = try layout.openKeyCheck(SQLiteExecutor(db: db), key: key, cost: cost) else {
                 throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
             }
-            let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch)
+            let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch, version: version)
             try connection.configure(readOnly: readOnly)
-            if version < SQLiteBackend.schemaVersion, !readOnly {
-                // The upgrade from 1: only the version changes (records of both versions are read).
-                try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
-            }
             return connection
         }
 
@@ -327,7 +338,11 @@ extension SQLiteBackend {
             return 0
         }
 
-        func transaction<T>(writing: Bool, _ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        /// Runs `body` in one transaction with the statements of the file's schema. The first writing
+        /// transaction on a schema 1 or 2 file upgrades it to schema 3 first, inside the same transaction.
+        func transaction<T>(writing: Bool, _ body: (SealedTableLayout) throws(SecureStoreError) -> T)
+            throws(SecureStoreError) -> T
+        {
             // Cached prepared statements (sqlite3_exec would parse the SQL on every transaction).
             try db.query(writing ? "BEGIN IMMEDIATE" : "BEGIN")
             do throws(SecureStoreError) {
@@ -336,8 +351,21 @@ extension SQLiteBackend {
                 // One indexed read of a tiny row on a cached statement.
                 try RecordSealer.requireSameEpoch(stored: try Self.layout.storedCheck(SQLiteExecutor(db: db)),
                                                   opened: epoch)
-                let result = try body()
+                var seen = (version: version, layout: layout)
+                if seen.version < SQLiteBackend.schemaVersion {
+                    // An old file: another process may have upgraded it since (a file never goes back).
+                    seen.version = try Self.integer(db, "PRAGMA user_version")
+                    try SealedTableLayout.checkSchemaVersion(seen.version, supported: SQLiteBackend.schemaVersion,
+                                                             place: "store")
+                    if seen.version < SQLiteBackend.schemaVersion, writing {
+                        try upgrade()
+                        seen.version = SQLiteBackend.schemaVersion
+                    }
+                    seen.layout = seen.version >= 3 ? Self.layout : Self.legacyLayout
+                }
+                let result = try body(seen.layout)
                 try db.query("COMMIT")
+                (version, layout) = seen
                 return result
             } catch {
                 try? db.exec("ROLLBACK")
@@ -345,13 +373,33 @@ extension SQLiteBackend {
             }
         }
 
+        /// Schema 1 or 2 to 3, inside the caller's writing transaction: the `secret` column, every record
+        /// re-sealed in format 3 (its secret sealed apart), the reference and key indexes made UNIQUE, the class
+        /// index dropped, the version set. A failure leaves the file as it was.
+        private func upgrade() throws(SecureStoreError) {
+            try db.exec("""
+                ALTER TABLE items ADD COLUMN secret BLOB;
+                DROP INDEX IF EXISTS items_cls; DROP INDEX IF EXISTS items_ref; DROP INDEX IF EXISTS items_ukey;
+                """)
+            try SealedTable(layout: Self.legacyLayout, executor: SQLiteExecutor(db: db), sealer: sealer, epoch: epoch,
+                            epochChecked: true).reseal(into: Self.layout, with: sealer)
+            do throws(SecureStoreError) {
+                try db.exec(Self.indexes)
+            } catch {
+                guard error.code == .duplicateItem else { throw error }
+                throw SecureStoreError(.decode, "The store holds two items with the same uniqueness key or reference: "
+                    + "the file was altered. It was not upgraded and nothing was written.")
+            }
+            try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
+        }
+
         // MARK: Rekey
 
         func rekey(to newKey: SQLiteKey, cost: PassphraseCost) throws(SecureStoreError) {
             let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: cost)
             let newCheck = newSealer.makeCheck()
-            try transaction(writing: true) { () throws(SecureStoreError) in
-                try SealedTable(layout: Self.layout, executor: SQLiteExecutor(db: db), sealer: sealer, epoch: epoch,
+            try transaction(writing: true) { (layout) throws(SecureStoreError) in
+                try SealedTable(layout: layout, executor: SQLiteExecutor(db: db), sealer: sealer, epoch: epoch,
                                 epochChecked: true).rekey(to: newSealer, check: newCheck)
             }
             sealer = newSealer
