@@ -16,6 +16,16 @@ package protocol SealedTableExecutor {
     /// Runs `sql`; returns how many rows it changed.
     @discardableResult
     func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int
+    /// Runs a write whose answer nothing waits for (an insert, a delete by reference). An executor may hold
+    /// it and send it with its next statement or with COMMIT, in one round trip; its failure then surfaces
+    /// there, and the transaction rolls back as for any failure.
+    func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError)
+}
+
+extension SealedTableExecutor {
+    package func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
+        try run(sql, parameters)
+    }
 }
 
 /// How one SQL database lays out the sealed records of one store: its table names, its placeholder style and
@@ -290,7 +300,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
 
     package func insert(_ record: ItemRecord) throws(SecureStoreError) {
         let row = sealer.seal(record)
-        try executor.run(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
+        try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row)]))
     }
 
@@ -327,7 +337,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     }
 
     package func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-        for ref in refs { try executor.run(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))])) }
+        for ref in refs { try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))])) }
     }
 
     package func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {

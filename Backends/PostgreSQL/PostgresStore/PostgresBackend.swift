@@ -134,8 +134,8 @@ public final class PostgresBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        try run(writing: writing) { (connection, keys) throws(SecureStoreError) -> T in
-            var txn = Transaction(table: SealedTable(layout: layout, executor: PostgresExecutor(connection: connection),
+        try run(writing: writing) { (executor, keys) throws(SecureStoreError) -> T in
+            var txn = Transaction(table: SealedTable(layout: layout, executor: executor,
                                                      sealer: keys.sealer, epoch: keys.check, epochChecked: writing))
             return try body(&txn)
         }
@@ -152,16 +152,16 @@ public final class PostgresBackend: StorageBackend {
         let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: passphraseCost)
         let newCheck = newSealer.makeCheck()
         do throws(SecureStoreError) {
-            try run(writing: true) { (db, keys) throws(SecureStoreError) in
-                try SealedTable(layout: layout, executor: PostgresExecutor(connection: db), sealer: keys.sealer,
+            try run(writing: true) { (executor, keys) throws(SecureStoreError) in
+                try SealedTable(layout: layout, executor: executor, sealer: keys.sealer,
                                 epoch: keys.check, epochChecked: true).rekey(to: newSealer, check: newCheck)
                 self.keys.withLock { $0.pending = (newSealer, newCheck) }
             }
         } catch {
             keys.withLock { $0.pending = nil }
             if error.code == .outcomeUnknown,
-               let stored = try? run(writing: false, { (db, _) throws(SecureStoreError) in
-                   try layout.storedCheck(PostgresExecutor(connection: db))
+               let stored = try? run(writing: false, { (executor, _) throws(SecureStoreError) in
+                   try layout.storedCheck(executor)
                }),
                stored == newCheck {
                 keys.withLock { $0 = Keys(sealer: newSealer, check: newCheck) }
@@ -189,7 +189,7 @@ public final class PostgresBackend: StorageBackend {
 
     /// Runs `body` in one transaction on a pooled connection: a writer first takes the namespace's lock and
     /// checks the key epoch.
-    private func run<T>(writing: Bool, _ body: (PostgresConnection, Keys) throws(SecureStoreError) -> T)
+    private func run<T>(writing: Bool, _ body: (PostgresExecutor, Keys) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
         var attempt = 0
@@ -237,8 +237,9 @@ public final class PostgresBackend: StorageBackend {
                     }
                 }
                 if writing { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
-                let result = try body(connection, current)
-                try connection.commit()
+                let executor = PostgresExecutor(connection: connection)
+                let result = try body(executor, current)
+                try executor.commit()   // with the writes it held, in one round trip
                 return result
             } catch {
                 if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
@@ -432,16 +433,50 @@ public final class PostgresBackend: StorageBackend {
     }
 }
 
-/// Runs the sealed-table layer's statements on one connection.
+/// Runs the sealed-table layer's statements on one connection. Writes nothing waits for are held and
+/// pipelined (libpq pipeline mode) in front of the next statement, or with COMMIT (``commit()``): an add is
+/// then the writer's BEGIN-lock-epoch round trip, the uniqueness read, and INSERT with COMMIT.
 struct PostgresExecutor: SealedTableExecutor {
     let connection: PostgresConnection
+    private let held: Held
+
+    /// The writes not sent yet.
+    private final class Held {
+        var steps: [PostgresConnection.Step] = []
+    }
+
+    init(connection: PostgresConnection) {
+        self.connection = connection
+        held = Held()
+    }
 
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
-        try connection.query(sql, parameters.map(Self.parameter)).rows.map { $0.map(Self.value) }
+        try send(sql, parameters).rows.map { $0.map(Self.value) }
     }
 
     func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {
-        try connection.query(sql, parameters.map(Self.parameter)).affected
+        try send(sql, parameters).affected
+    }
+
+    func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
+        held.steps.append(PostgresConnection.Step(sql: sql, params: parameters.map(Self.parameter)))
+    }
+
+    /// Commits, with the held writes in the same round trip.
+    func commit() throws(SecureStoreError) {
+        if held.steps.isEmpty { return try connection.commit() }
+        let steps = held.steps
+        held.steps = []
+        _ = try connection.pipeline(steps, commit: true)
+    }
+
+    /// Runs one statement now, after the held writes (one round trip).
+    private func send(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> PGRows {
+        let params = parameters.map(Self.parameter)
+        if held.steps.isEmpty { return try connection.query(sql, params) }
+        let steps = held.steps + [PostgresConnection.Step(sql: sql, params: params)]
+        held.steps = []
+        return try connection.pipeline(steps, commit: false).last ?? PGRows(rows: [], affected: 0)
     }
 
     private static func parameter(_ v: TableValue) -> PGValue {
