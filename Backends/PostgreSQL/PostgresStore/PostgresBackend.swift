@@ -209,14 +209,15 @@ public final class PostgresBackend: StorageBackend {
             // A writer begins, takes its namespace's lock and reads the key epoch in one round trip (in READ
             // COMMITTED each statement sees what was committed before it started: after the lock).
             var stored: [UInt8]? = nil
+            let executor = PostgresExecutor(connection: connection,
+                                            holding: writing ? [] : ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"])
             do throws(SecureStoreError) {
                 if writing {
                     let rows = try connection.execute("BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); "
                         + "SELECT encode(v, 'hex') FROM securestore_meta WHERE namespace = \(try connection.literal(namespace)) AND k = 'check'")
                     if case .text(let hex)? = rows.rows.first?.first { stored = Self.bytes(hex: hex) }
-                } else {
-                    try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 }
+                // A reader's BEGIN travels with its first statement (the executor holds it).
             } catch {
                 // Only the lock can keep the writer's first round trip waiting: a lock or statement timeout there
                 // (or the client's cancel at its deadline) is a wait for another writer.
@@ -237,12 +238,14 @@ public final class PostgresBackend: StorageBackend {
                     }
                 }
                 if writing { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
-                let executor = PostgresExecutor(connection: connection)
                 let result = try body(executor, current)
                 try executor.commit()   // with the writes it held, in one round trip
                 return result
             } catch {
                 if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
+                // A reader whose first round trip (its BEGIN and first statement) found the reused connection
+                // broken is run again once on a new one: a read-only transaction changed nothing.
+                if !writing, executor.failedOnFirstTrip, error.code == .notAvailable, reused, attempt == 1 { continue }
                 throw error
             }
         }
@@ -440,15 +443,22 @@ struct PostgresExecutor: SealedTableExecutor {
     let connection: PostgresConnection
     private let held: Held
 
-    /// The writes not sent yet.
+    /// The statements not sent yet, and whether the first round trip failed.
     private final class Held {
         var steps: [PostgresConnection.Step] = []
+        var trips = 0
+        var failedOnFirstTrip = false
     }
 
-    init(connection: PostgresConnection) {
+    /// - Parameter holding: statements without parameters to send in front of the first one (a BEGIN).
+    init(connection: PostgresConnection, holding: [String] = []) {
         self.connection = connection
         held = Held()
+        held.steps = holding.map { PostgresConnection.Step(sql: $0, params: []) }
     }
+
+    /// Whether the first round trip of this executor failed (nothing before it reached the server).
+    var failedOnFirstTrip: Bool { held.failedOnFirstTrip }
 
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
         try send(sql, parameters).rows.map { $0.map(Self.value) }
@@ -467,16 +477,28 @@ struct PostgresExecutor: SealedTableExecutor {
         if held.steps.isEmpty { return try connection.commit() }
         let steps = held.steps
         held.steps = []
-        _ = try connection.pipeline(steps, commit: true)
+        _ = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: true) }
     }
 
-    /// Runs one statement now, after the held writes (one round trip).
+    /// Runs one statement now, after the held statements (one round trip).
     private func send(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> PGRows {
         let params = parameters.map(Self.parameter)
-        if held.steps.isEmpty { return try connection.query(sql, params) }
+        if held.steps.isEmpty { return try trip { () throws(SecureStoreError) in try connection.query(sql, params) } }
         let steps = held.steps + [PostgresConnection.Step(sql: sql, params: params)]
         held.steps = []
-        return try connection.pipeline(steps, commit: false).last ?? PGRows(rows: [], affected: 0)
+        return try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }.last
+            ?? PGRows(rows: [], affected: 0)
+    }
+
+    /// Counts one round trip, noting a failure of the first.
+    private func trip<R>(_ body: () throws(SecureStoreError) -> R) throws(SecureStoreError) -> R {
+        held.trips += 1
+        do throws(SecureStoreError) {
+            return try body()
+        } catch {
+            if held.trips == 1 { held.failedOnFirstTrip = true }
+            throw error
+        }
     }
 
     private static func parameter(_ v: TableValue) -> PGValue {
