@@ -44,6 +44,7 @@ package final class SealedTableLayout: Sendable {
     let selectByClassService: String
     let selectByClassAccount: String
     let selectByKeyPrefix: String
+    private let selectByFewKeys: [String]
     let insert: String
     let updateBlob: String
     let updateAll: String
@@ -88,6 +89,9 @@ package final class SealedTableLayout: Sendable {
         selectByClassService = columns + whereClause(["svc = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
         selectByClassAccount = columns + whereClause(["acct = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
         selectByKeyPrefix = columns + whereClause(["ukey IN ("])
+        selectByFewKeys = (1...8).map { [selectByKeyPrefix] in
+            Self.keysStatement(prefix: selectByKeyPrefix, count: $0, numbered: numbered, first: first)
+        }
         let scopeColumn = scope.map { "\($0.column), " } ?? ""
         let scopeParameter = scope == nil ? "" : (numbered ? "$1, " : "?, ")
         insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret) VALUES (\(scopeParameter)"
@@ -114,11 +118,15 @@ package final class SealedTableLayout: Sendable {
         return [scope] + parameters
     }
 
-    /// A statement finding the rows whose unique key index is one of `count` values.
+    /// A statement finding the rows whose unique key index is one of `count` values (built once for the
+    /// usual counts: a lookup names one key per access group and synchronizable value).
     package func selectByKeys(_ count: Int) -> String {
-        let first = scope == nil ? 1 : 2
-        let list = (0..<count).map { numbered ? "$\($0 + first)" : "?" }.joined(separator: ", ")
-        return selectByKeyPrefix + list + ") ORDER BY id"
+        count >= 1 && count <= selectByFewKeys.count ? selectByFewKeys[count - 1] : Self.keysStatement(
+            prefix: selectByKeyPrefix, count: count, numbered: numbered, first: scope == nil ? 1 : 2)
+    }
+
+    private static func keysStatement(prefix: String, count: Int, numbered: Bool, first: Int) -> String {
+        prefix + (0..<count).map { numbered ? "$\($0 + first)" : "?" }.joined(separator: ", ") + ") ORDER BY id"
     }
 
     /// The most unique keys one statement binds (SQLite allows 32,766 parameters, PostgreSQL 65,535).
@@ -229,6 +237,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
             return [(l.selectByRef, l.bind([.blob(sealer.refIndex(ref))]))]
         }
         if let uniqueKeys = filter.uniqueKeys {
+            if uniqueKeys.count == 1 { return [(l.selectByKeys(1), l.bind([.blob(sealer.uniqueKeyIndex(uniqueKeys[0]))]))] }
             var seen = Set<UniqueKey>()
             let keys = uniqueKeys.filter { seen.insert($0).inserted }
             return stride(from: 0, to: keys.count, by: SealedTableLayout.keysPerStatement).map { start in
