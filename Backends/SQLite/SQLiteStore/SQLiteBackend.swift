@@ -127,7 +127,7 @@ public final class SQLiteBackend: StorageBackend {
         let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { connection in
             UncheckedBox(Result { () throws(SecureStoreError) -> T in
                 try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
-                    var txn = Transaction(connection: connection, layout: layout)
+                    var txn = Transaction(connection: connection, layout: layout, epochChecked: writing)
                     return try body(&txn)
                 }
             })
@@ -165,10 +165,9 @@ public final class SQLiteBackend: StorageBackend {
     public struct Transaction: StorageTransaction {
         let table: SealedTable<SQLiteExecutor>
 
-        init(connection: Connection, layout: SealedTableLayout) {
-            // The epoch was checked when the transaction began.
+        init(connection: Connection, layout: SealedTableLayout, epochChecked: Bool) {
             table = SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
-                                sealer: connection.sealer, epoch: connection.epoch, epochChecked: true)
+                                sealer: connection.sealer, epoch: connection.epoch, epochChecked: epochChecked)
         }
 
         public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
@@ -346,11 +345,13 @@ extension SQLiteBackend {
             // Cached prepared statements (sqlite3_exec would parse the SQL on every transaction).
             try db.query(writing ? "BEGIN IMMEDIATE" : "BEGIN")
             do throws(SecureStoreError) {
-                // The key epoch, read under the transaction's lock (the write lock for a writer): a store re-keyed
-                // since this connection opened it fails here, before a row is sealed or opened with the old key.
-                // One indexed read of a tiny row on a cached statement.
-                try RecordSealer.requireSameEpoch(stored: try Self.layout.storedCheck(SQLiteExecutor(db: db)),
-                                                  opened: epoch)
+                // A writer reads the key epoch under the write lock: a store re-keyed since this connection opened
+                // it fails here, before a row is sealed with the old key. A reader checks it only when a find
+                // comes back empty or a row does not open (the sealed-table layer does), as PostgreSQL's do.
+                if writing {
+                    try RecordSealer.requireSameEpoch(stored: try Self.layout.storedCheck(SQLiteExecutor(db: db)),
+                                                      opened: epoch)
+                }
                 var seen = (version: version, layout: layout)
                 if seen.version < SQLiteBackend.schemaVersion {
                     // An old file: another process may have upgraded it since (a file never goes back).
