@@ -58,7 +58,7 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// Every check of the suite.
     public static var all: [ConformanceCheck] {
         addChecks + copyChecks + updateChecks + deleteChecks + clearChecks + roundTripChecks + limitChecks
-            + appleRegressionChecks + guaranteeChecks
+            + appleRegressionChecks + guaranteeChecks + orderChecks
     }
 
     /// Checks whose names start with `prefix` (`"add."`, `"copy."` …).

@@ -48,6 +48,31 @@ struct PostgresStoreTests {
         #expect(failure { () throws(SecureStoreError) in _ = try Server.store(namespace: pns, key: key) }?.code == .authFailed)
     }
 
+    @Test("a namespace that exists is never given a new key file: a missing one is an error and none is written")
+    func missingKeyFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-key-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ns = Server.freshNamespace("keyfile"), keyFile = folder + "/store.key"
+        do {
+            let store = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns,
+                                          passwordEnv: Server.passwordEnv)
+            try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("v".utf8)), returning: [])
+        }
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+        #expect(unlink(keyFile) == 0)
+        let e = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns, passwordEnv: Server.passwordEnv)
+        }
+        #expect(e?.code == .notAvailable, "\(String(describing: e))")
+        #expect(!FileManager.default.fileExists(atPath: keyFile), "a new key file was written for an existing namespace")
+        // A new namespace still gets its key file.
+        _ = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: Server.freshNamespace("keyfile"),
+                              passwordEnv: Server.passwordEnv)
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+    }
+
     @Test("the database owner reading every table finds none of the stored plaintext")
     func noPlaintext() throws {
         let ns = Server.freshNamespace("plain")
@@ -76,7 +101,7 @@ struct PostgresStoreTests {
             "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
             as: UTF8.self)
         #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea")
+                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea")
     }
 
     @Test("the database enforces uniqueness: a second row with the same key is refused as duplicateItem")
@@ -141,6 +166,26 @@ struct PostgresStoreTests {
         _ = try Server.psql(["-c", "UPDATE \(schema).securestore_schema SET version = 99"])
         let newer = failure { () throws(SecureStoreError) in _ = try Server.store(namespace: "ns", key: key, url: url) }
         #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
+    }
+
+    @Test("a schema 2 database is upgraded to 3 on first use (the secret column added, the version row written)")
+    func schemaUpgrade() throws {
+        let schema = "u\(UInt64.random(in: 0...UInt64.max))"
+        _ = try Server.psql(["-c", "CREATE SCHEMA \(schema)"])
+        let url = try Server.url() + "?options=-csearch_path%3D\(schema)"
+        let key = randomKey()
+        _ = try Server.store(namespace: "ns", key: key, url: url)
+        // Back to the tables of schema 2 (no item yet: items of format 2 are read as they are).
+        _ = try Server.psql(["-c", "ALTER TABLE \(schema).securestore_items DROP COLUMN secret; "
+            + "DELETE FROM \(schema).securestore_schema; INSERT INTO \(schema).securestore_schema VALUES (2)"])
+        let store = try Server.store(namespace: "ns", key: key, url: url)
+        try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data("x".utf8)))
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "v"), returning: .data))?.data
+                == Data("x".utf8))
+        let version = try Server.psql(["-At", "-c", "SELECT max(version) FROM \(schema).securestore_schema"])
+        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "3")
+        let secrets = try Server.psql(["-At", "-c", "SELECT count(secret) FROM \(schema).securestore_items"])
+        #expect(String(decoding: secrets, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 
     @Test("a row altered on the server is detected: decode error, no wrong data")
