@@ -6,7 +6,7 @@ import SecureStoreConformance
 
 /// Random queries (malformed ones included: bad and zero limits, NaN and infinite dates, oversized values, a
 /// reference with attributes, no class) give the same items or the same error, code and parameter, from the
-/// core and from the reference model written independently from semantics.md.
+/// core and from the reference model written independently from the rules in the SecItem semantics article (Semantics.md).
 @Suite("Query validation")
 struct QueryValidationTests {
     static let values: [AttributeValue] = [
