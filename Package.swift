@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
         .library(name: "SecItem", targets: ["SecItem"]),
         .library(name: "SecureStoreBackends", targets: ["SecureStoreBackends"]),
+        .library(name: "SecureStoreProcess", targets: ["SecureStoreProcess"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
@@ -61,12 +62,14 @@ let package = Package(
         // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
+        // Opt-in process hardening (non-dumpable) for programs that hold secrets: the tool, the helpers, yours.
+        .target(name: "SecureStoreProcess", dependencies: ["CProcessControl"], path: "Sources/SecureStoreProcess"),
         .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
                                                               .target(name: "PostgresStore", condition: .when(traits: ["Postgres"])),
-                                                              "CProcessControl"],
+                                                              "SecureStoreProcess"],
                           path: "Sources/securestore"),
         // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
-        .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem"],
+        .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem", "SecureStoreProcess"],
                 path: "Sources/SecureStoreCredentials"),
         .executableTarget(name: "git-credential-securestore",
                           dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],

@@ -1,4 +1,5 @@
 public import Foundation
+import SecureStoreProcess
 public import SecureStore
 #if canImport(Glibc)
 import Glibc
@@ -83,10 +84,15 @@ public enum HelperProcess {
         }
     }
 
-    /// Keeps secrets out of core files: a crash of the helper writes none.
+    /// Keeps secrets out of core files and away from debuggers of the same user, as the `securestore` tool
+    /// does (``ProcessHardening/makeNonDumpable()``); a helper that cannot be hardened says so and stops.
     public static func disableCoreDumps() {
-        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
-        _ = setrlimit(Int32(RLIMIT_CORE.rawValue), &limit)
+        do throws(ProcessHardening.Failure) {
+            try ProcessHardening.makeNonDumpable()
+        } catch {
+            write(Data("\(error.description)\n".utf8), to: 2)
+            exit(70)
+        }
     }
 
     /// Writes all of `data` to a file descriptor (1 or 2), retrying short writes.

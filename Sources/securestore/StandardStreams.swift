@@ -1,7 +1,7 @@
 import Foundation
+import SecureStoreProcess
 import Glibc
 import SecureStore
-import CProcessControl
 
 /// Every read of standard input and write of standard output and error, checked: read(2)/write(2) loops that
 /// retry on EINTR and turn any other failure into a `CLIError.io` (exit 74) or, for notes on standard
@@ -129,16 +129,13 @@ enum StandardStreams {
     }
 }
 
-/// Makes the process non-dumpable before it touches a secret: no core file (RLIMIT_CORE 0) and
-/// PR_SET_DUMPABLE 0 (no core, and other processes of the same user cannot ptrace it or read /proc/PID/mem).
+/// Makes the process non-dumpable before it touches a secret (``ProcessHardening/makeNonDumpable()``).
 enum ProcessGuard {
     static func harden() throws(CLIError) {
-        var none = rlimit(rlim_cur: 0, rlim_max: 0)
-        guard setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none) == 0 else {
-            throw .other("cannot disable core dumps (setrlimit RLIMIT_CORE): \(StandardStreams.describe(errno)).")
-        }
-        guard cprocess_set_nondumpable() == 0 else {
-            throw .other("cannot make the process non-dumpable (prctl PR_SET_DUMPABLE): \(StandardStreams.describe(errno)).")
+        do throws(ProcessHardening.Failure) {
+            try ProcessHardening.makeNonDumpable()
+        } catch {
+            throw .other(error.description)
         }
     }
 }
