@@ -449,7 +449,7 @@ struct CLIOutputTests {
         #expect(text.contains(#"comment="a\\b\t\r\u001B[31m\u007F\u0085\u2028\u2029é""#), "\(text)")
     }
 
-    @Test("the tool is non-dumpable and has no core limit: /proc shows it (a control process shows the opposite)")
+    @Test("the tool and both credential helpers are non-dumpable with no core limit: /proc shows it (a control process shows the opposite)")
     func nonDumpable() throws {
         // Run as an unprivileged user (via setpriv when the tests run as root) with the core limit raised
         // by the shell: the tool must lower it to 0 and clear its dumpable flag, which makes the kernel
@@ -507,14 +507,21 @@ struct CLIOutputTests {
             return (uid_t(owner?.uint32Value ?? UInt32.max), core, user)
         }
         let control = try observe(["/bin/sleep", "30"])
-        let hardened = try observe([tool, "add", "--service", "dumpable-check"])
-        print("[cli] control: /proc owner \(control.owner), user \(control.user), core \(control.coreLimit); "
-              + "securestore: /proc owner \(hardened.owner), user \(hardened.user), core \(hardened.coreLimit)")
         #expect(control.user != 0 && control.owner == control.user, "a dumpable process owns its /proc files")
         #expect(control.coreLimit != "0 0", "the shell raised the core limit")
-        #expect(hardened.user == control.user)
-        #expect(hardened.owner == 0, "non-dumpable: the kernel shows /proc/PID/status as root's")
-        #expect(hardened.coreLimit.hasPrefix("0 "), "core limit \(hardened.coreLimit)")
+        // The tool, and the credential helpers built beside it, each waiting on standard input.
+        let folder = URL(fileURLWithPath: tool).deletingLastPathComponent()
+        for program in [[tool, "add", "--service", "dumpable-check"],
+                        [folder.appendingPathComponent("git-credential-securestore").path, "get"],
+                        [folder.appendingPathComponent("docker-credential-securestore").path, "get"]] {
+            let hardened = try observe(program)
+            let name = URL(fileURLWithPath: program[0]).lastPathComponent
+            print("[cli] control: /proc owner \(control.owner), user \(control.user), core \(control.coreLimit); "
+                  + "\(name): /proc owner \(hardened.owner), user \(hardened.user), core \(hardened.coreLimit)")
+            #expect(hardened.user == control.user, "\(name)")
+            #expect(hardened.owner == 0, "\(name) non-dumpable: the kernel shows /proc/PID/status as root's")
+            #expect(hardened.coreLimit.hasPrefix("0 "), "\(name): core limit \(hardened.coreLimit)")
+        }
     }
 
     @Test("messages: --config is named as the reason, and an internet password takes \"an\"")
