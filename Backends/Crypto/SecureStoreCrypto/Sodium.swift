@@ -63,6 +63,7 @@ package enum Sodium {
         let sub = try SecretKey(count: keyBytes)
         let ctx: [CChar] = Array(context.utf8).map { CChar(bitPattern: $0) } + [0]
         let rc = crypto_kdf_derive_from_key(sub.pointer, keyBytes, id, ctx, master.pointer)
+        csodium_burn_stack()   // BLAKE2b's final output buffer, left in a dead stack frame, holds the subkey
         guard rc == 0 else { throw SecureStoreError(.internalError, "Deriving a subkey failed.") }
         return sub
     }
