@@ -32,7 +32,7 @@ public final class SQLiteBackend: StorageBackend {
                 throw SecureStoreError(.notAvailable, "There is no store file at \(path) to open for reading.")
             }
         } else if !exists {
-            if case .passphrase = key, let problem = passphraseCost.problem {   // before a file is created
+            if key.isPassphrase, let problem = passphraseCost.problem {   // before a file is created
                 throw .param("passphraseCost", "The passphrase cost is \(problem).")
             }
             try Files.createFileIfAbsent(path)
@@ -80,6 +80,32 @@ public final class SQLiteBackend: StorageBackend {
             Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
         }
         try outcome.get()
+        // A cached key of the old generation no longer opens the store (its binding differs): drop it.
+        Self.lock(path: path)
+    }
+
+    /// Keeps this passphrase store's master key in the kernel's session keyring for `duration` (1 second to
+    /// 24 hours), so opening it with ``StoreKey/unlocked(orPassphrase:)`` in later processes of this login
+    /// skips Argon2id. Replaces an earlier unlock of the same store.
+    ///
+    /// Who can read the cached key: processes of the same user that possess the session keyring (root too).
+    /// - Throws: `param` for a key-file store or a duration out of range; `notAvailable` where the kernel
+    ///   keyring cannot be used.
+    public func unlock(for duration: Duration) throws(SecureStoreError) {
+        let seconds = duration.components.seconds + (duration.components.attoseconds > 0 ? 1 : 0)
+        guard seconds >= 1, seconds <= Int64(KeyringSlot.maxSeconds) else {
+            throw .param("duration", "An unlock lasts 1 second to \(KeyringSlot.maxSeconds / 3600) hours.")
+        }
+        let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
+            Result { () throws(SecureStoreError) in try connection.unlock(seconds: UInt32(seconds), path: path) }
+        }
+        try outcome.get()
+    }
+
+    /// Drops the master key an unlock cached for the store at `path`; whether there was one. Needs no key.
+    @discardableResult
+    public static func lock(path: String) -> Bool {
+        Connection.keyringSlot(path)?.drop() ?? false
     }
 
     /// `EXPLAIN QUERY PLAN` of the full-key lookup (for tests).
@@ -233,12 +259,26 @@ extension SQLiteBackend {
             guard version == SQLiteBackend.schemaVersion else {
                 throw SecureStoreError(.decode, "The store file has an unknown schema version \(version).")
             }
-            let storedKDF = try meta(db, "kdf")
-            let sealer = try RecordSealer.make(key, storedKDF: storedKDF, cost: cost)
-            try sealer.verify(check: try meta(db, "check"))
+            let sealer = try RecordSealer.open(key, storedKDF: try meta(db, "kdf"), check: try meta(db, "check"),
+                                               cost: cost, slot: keyringSlot(path))
             let connection = Connection(db: db, sealer: sealer)
             try connection.configure(readOnly: readOnly)
             return connection
+        }
+
+        /// The kernel-keyring slot of the store at `path` (named by its real path); nil when it cannot be resolved.
+        static func keyringSlot(_ path: String) -> KeyringSlot? {
+            guard let real = realpath(path, nil) else { return nil }
+            defer { free(real) }
+            return KeyringSlot(store: "sqlite " + String(cString: real))
+        }
+
+        /// Keeps the master key in the kernel keyring for `seconds` (see ``SQLiteBackend/unlock(for:)``).
+        func unlock(seconds: UInt32, path: String) throws(SecureStoreError) {
+            guard let slot = Self.keyringSlot(path) else {
+                throw SecureStoreError(.io, "Cannot resolve the store path \(path) to name its cached key.")
+            }
+            try sealer.unlock(slot, check: try Self.meta(db, "check"), seconds: seconds)
         }
 
         /// Connection settings (none of them writes to the file once it is in WAL mode; a read-only
