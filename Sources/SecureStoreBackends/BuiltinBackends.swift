@@ -79,19 +79,37 @@ public enum BuiltinBackends {
 
     /// The SQLite key from settings: a passphrase from the environment variable `passphraseEnv` names, else
     /// `keyFile`, else the default key file. The passphrase itself is never in the file.
+    ///
+    /// When `passphraseEnv` names a variable that is not set, the store opens with the key an unlock left in
+    /// the kernel keyring (`securestore unlock`), else with a passphrase `askPassphrase` gets from a person,
+    /// else it fails saying what to do.
     static func sqliteKey(_ s: BackendSettings) throws(SecureStoreError) -> SQLiteKey {
         if let variable = try s.string("passphraseEnv") {
-            guard let passphrase = s.environment[variable], !passphrase.isEmpty else {
-                throw SecureStoreError(.notAvailable,
-                    "\(s.source): passphraseEnv names \(variable), but that environment variable is not set; export it.")
-            }
-            return .passphrase(passphrase)
+            if let passphrase = s.environment[variable], !passphrase.isEmpty { return .passphrase(passphrase) }
+            let source = s.source, ask = s.askPassphrase
+            return .unlocked(orPassphrase: { (newStore: Bool) throws(SecureStoreError) -> Data in
+                guard let ask else {
+                    throw SecureStoreError(.interactionNotAllowed, "\(source): passphraseEnv names \(variable), but that "
+                        + "environment variable is not set and the store is not unlocked; export it, run "
+                        + "`securestore unlock` on a terminal, or run on a terminal to be asked.")
+                }
+                let passphrase = try ask(newStore ? "New store passphrase: " : "Store passphrase: ", newStore)
+                guard !passphrase.isEmpty else { throw .param(variable, "The passphrase is empty.") }
+                return passphrase
+            })
         }
         if let file = try s.string("keyFile") { return .keyFile(file) }
         return .defaultKeyFile
     }
 
     public static func register() { once }
+
+    /// The file of the SQLite store `selection` selects (its `path`, else the default), or nil when it selects
+    /// another backend. For `lock`, which needs no key.
+    public static func sqlitePath(_ selection: StoreSelection) throws(SecureStoreError) -> String? {
+        guard selection.backend == "sqlite", let factory = BackendRegistry.factory(named: "sqlite") else { return nil }
+        return try selection.settings(for: factory).string("path") ?? SQLiteBackend.defaultPaths().database
+    }
 
     /// Resolves the selection (explicit > environment > config file > default) and opens it.
     public static func open(backend: String? = nil, configFile: String? = nil) throws(SecureStoreError) -> any SecureStore {

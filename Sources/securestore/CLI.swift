@@ -57,6 +57,10 @@ struct CLI {
           migrate    copy every item into the store another config selects (--to CONFIG_FILE), verified
           rekey      rotate the SQLite key or passphrase
           backends   which backends exist, whether they work here, which is selected and why
+          unlock     keep a passphrase store's key in the kernel keyring for a while (--for DURATION)
+          lock       drop the key unlock kept
+          completions  write the bash, zsh or fish completion script
+          manpage    write the securestore(1) man page
 
         Selection: --backend > SECURESTORE_BACKEND > --config / SECURESTORE_CONFIG / ~/.config/securestore/config.json > sqlite.
         `securestore COMMAND --help` describes a command's options.
@@ -71,7 +75,8 @@ struct Context {
 
     func open() throws(CLIError) -> any SecureStore {
         do throws(SecureStoreError) {
-            return try StoreSelection.resolve(backend: backend, configFile: config).open()
+            return try StoreSelection.resolve(backend: backend, configFile: config)
+                .open(askingPassphrase: TerminalPrompt.passphrasePrompt)
         } catch {
             throw .store(error)
         }

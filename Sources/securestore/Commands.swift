@@ -90,6 +90,10 @@ enum Commands {
         case "import": try Transfer.importFile(args, context)
         case "migrate": try Transfer.migrate(args, context)
         case "rekey": try Transfer.rekey(args, context)
+        case "unlock": try KeyCacheCommands.unlock(args, context)
+        case "lock": try KeyCacheCommands.lock(args, context)
+        case "completions": try Generators.completions(args)
+        case "manpage": try Generators.manpage(args)
         default: throw .usage("unknown command \"\(command)\"; see `securestore --help`.")
         }
     }
@@ -99,12 +103,19 @@ enum Commands {
         do throws(SecureStoreError) { return try body() } catch { throw .store(error) }
     }
 
-    static func stdinData() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
+    /// The new secret: typed at the terminal when stdin is one (twice when `confirm`), else stdin byte for byte.
+    static func secretInput(_ options: ItemOptions, confirm: Bool) throws(CLIError) -> Data {
+        let service = options.attributes[.service].map { JSONOutput.plain($0) } ?? ""
+        let account = options.attributes[.account].map { JSONOutput.plain($0) } ?? ""
+        return try store { () throws(SecureStoreError) in
+            try TerminalPrompt.secret(for: "\(service)/\(account)", confirm: confirm)
+        }
+    }
 
     static func add(_ args: [String], _ context: Context) throws(CLIError) {
         let options = try ItemOptions(args, flags: ["--update-existing"])
-        let secret = stdinData()
         let s = try context.open()
+        let secret = try secretInput(options, confirm: true)
         let item = NewItem(options.itemClass, options.attributes, data: secret)
         let outcome = Result { () throws(SecureStoreError) in try s.add(item) }
         if case .failure(let e) = outcome {
@@ -127,6 +138,8 @@ enum Commands {
             throw .usage("\(items.count) items match; narrow the query (e.g. --service and --account) so exactly one does.")
         }
         FileHandle.standardOutput.write(data)
+        // On a terminal the prompt after it starts on a line of its own; to a pipe or file: exactly the bytes.
+        if isatty(1) == 1, data.last != UInt8(ascii: "\n") { FileHandle.standardOutput.write(Data("\n".utf8)) }
     }
 
     static func find(_ args: [String], _ context: Context) throws(CLIError) {
@@ -171,11 +184,11 @@ enum Commands {
             let (name, v) = try ItemOptions.split(pair, option: "--set-attr")
             changes.attributes[name] = try ItemOptions.parse(v, for: name)
         }
-        if options.flags.contains("--data-stdin") { changes.data = stdinData() }
-        guard !changes.attributes.isEmpty || changes.data != nil else {
+        guard !changes.attributes.isEmpty || options.flags.contains("--data-stdin") else {
             throw .usage("nothing to change: give --set-label, --set-service, --set-account, --set-attr or --data-stdin.")
         }
         let s = try context.open()
+        if options.flags.contains("--data-stdin") { changes.data = try secretInput(options, confirm: false) }
         let n = try store { () throws(SecureStoreError) in try s.update(options.query, with: changes) }
         print("updated \(n) item(s)")
     }
@@ -255,6 +268,12 @@ enum JSONOutput {
         return out
     }
 
+    /// The value as a person reads it in a prompt (text unquoted).
+    static func plain(_ value: AttributeValue) -> String {
+        if case .string(let s) = value { return s }
+        return text(value)
+    }
+
     static func text(_ value: AttributeValue) -> String {
         switch value {
         case .string(let s): "\"\(s)\""
@@ -276,12 +295,15 @@ enum Help {
     static func text(for command: String) -> String? {
         switch command {
         case "add": "usage: securestore add ITEM-OPTIONS [--update-existing] < secret\n"
-            + "Stores standard input byte for byte as the secret.\n" + item
+            + "Stores standard input byte for byte as the secret. On a terminal, asks for it twice without echo\n"
+            + "(the line end is not part of it).\n" + item
             + "\n  --update-existing        replace the secret of an item with the same key instead of failing"
-        case "get": "usage: securestore get ITEM-OPTIONS > secret\nWrites the one matching item's secret to standard output, nothing else.\n" + item
+        case "get": "usage: securestore get ITEM-OPTIONS > secret\nWrites the one matching item's secret to standard output, nothing else.\n"
+            + "To a pipe or file: exactly the stored bytes. To a terminal: a newline follows when the secret does not end with one.\n" + item
         case "find": "usage: securestore find ITEM-OPTIONS [--json]\nLists matching items' attributes (never secrets), synced or not; without --class, of every class.\n" + item
         case "update": "usage: securestore update ITEM-OPTIONS [--set-label L] [--set-service S] [--set-account A] [--set-attr NAME=VALUE] [--data-stdin]\n"
-            + "Changes every matching item and says how many.\n" + item
+            + "Changes every matching item and says how many. --data-stdin: the new secret from standard input,\n"
+            + "byte for byte; on a terminal, asked without echo.\n" + item
         case "delete": "usage: securestore delete ITEM-OPTIONS\nDeletes every matching item and says how many.\n" + item
         case "clear": "usage: securestore clear --yes [--class C]...\nDeletes every item of the selected store (or of the given classes)."
         case "export": "usage: securestore export --output FILE\nWrites every item, with all attributes, to a new file encrypted with a passphrase\n"
@@ -291,6 +313,10 @@ enum Help {
             + "verifies every copy, and leaves the source unchanged; on failure the target stays as it was."
         case "rekey": "usage: securestore rekey --new-key-file FILE | --new-passphrase-env VAR\nRe-encrypts the SQLite store under a new key or passphrase."
         case "backends": "usage: securestore backends\nLists each backend, whether it works here (and why not), and which is selected and why."
+        case "unlock": "usage: securestore unlock [--for DURATION]\n" + KeyCacheCommands.unlockHelp
+        case "lock": "usage: securestore lock\nDrops the key `securestore unlock` kept for the selected store; the next call asks again."
+        case "completions": "usage: securestore completions bash|zsh|fish\nWrites the shell's completion script, e.g. `source <(securestore completions bash)`."
+        case "manpage": "usage: securestore manpage\nWrites the securestore(1) man page (roff) to standard output."
         default: nil
         }
     }

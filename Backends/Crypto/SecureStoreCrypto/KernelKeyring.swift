@@ -6,7 +6,9 @@ import Glibc
 #endif
 
 /// Where `unlock` keeps a passphrase store's derived master key for a while: one `user` key in the Linux
-/// kernel's session keyring (keyrings(7)), so later processes of the same login skip Argon2id.
+/// kernel's session keyring (keyrings(7)), so later processes of the same login skip Argon2id. A process
+/// without a session keyring of its own (no pam_keyinit login) uses the user-session keyring, which every
+/// such process of the user shares.
 ///
 /// The one file that makes key-management system calls (add_key(2), keyctl(2), through `CKeyctl`; no
 /// library needed). Everything fails soft: where the kernel has no keyrings or a sandbox forbids the calls,
@@ -43,6 +45,7 @@ package struct KeyringSlot: Sendable, Hashable {
     // Constants of <linux/keyctl.h>.
     private static let sessionKeyring: Int32 = -3
     private static let processKeyring: Int32 = -2
+    private static let keyctlGetKeyringID: Int32 = 0
     private static let keyctlSetPerm: Int32 = 5
     private static let keyctlLink: Int32 = 8
     private static let keyctlUnlink: Int32 = 9
@@ -89,9 +92,13 @@ package struct KeyringSlot: Sendable, Hashable {
         guard id > 0 else { throw Self.failure("add a key to the process keyring") }
         let key = UInt(bitPattern: Int(id))
         defer { _ = securestore_keyctl(Self.keyctlUnlink, key, Self.ring(Self.processKeyring), 0, 0) }
-        guard securestore_keyctl(Self.keyctlSetPerm, key, Self.permissions, 0, 0) == 0,
+        // The session keyring by its number, looked up without creating one: a process without a session keyring
+        // shares the user-session keyring (the special number would make it a new one that dies with it).
+        let session = securestore_keyctl(Self.keyctlGetKeyringID, Self.ring(Self.sessionKeyring), 0, 0, 0)
+        guard session > 0,
+              securestore_keyctl(Self.keyctlSetPerm, key, Self.permissions, 0, 0) == 0,
               securestore_keyctl(Self.keyctlSetTimeout, key, UInt(seconds), 0, 0) == 0,
-              securestore_keyctl(Self.keyctlLink, key, Self.ring(Self.sessionKeyring), 0, 0) == 0
+              securestore_keyctl(Self.keyctlLink, key, UInt(session), 0, 0) == 0
         else {
             let error = Self.failure("set up the cached key")
             _ = securestore_keyctl(Self.keyctlInvalidate, key, 0, 0, 0)
@@ -108,9 +115,9 @@ package struct KeyringSlot: Sendable, Hashable {
             let id = securestore_keyctl_search(Self.sessionKeyring, "user", description)
             guard id > 0 else { break }
             let key = UInt(bitPattern: Int(id))
-            if securestore_keyctl(Self.keyctlInvalidate, key, 0, 0, 0) != 0,
-               securestore_keyctl(Self.keyctlUnlink, key, Self.ring(Self.sessionKeyring), 0, 0) != 0 {
-                break
+            if securestore_keyctl(Self.keyctlInvalidate, key, 0, 0, 0) != 0 {
+                let session = securestore_keyctl(Self.keyctlGetKeyringID, Self.ring(Self.sessionKeyring), 0, 0, 0)
+                guard session > 0, securestore_keyctl(Self.keyctlUnlink, key, UInt(session), 0, 0) == 0 else { break }
             }
             dropped = true
         }

@@ -25,6 +25,7 @@ public final class SQLiteBackend: StorageBackend {
     public init(path: String, key: SQLiteKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
+        var key = key
         let exists = access(path, F_OK) == 0
         let readOnly = readOnly || (exists && access(path, W_OK) != 0)
         if readOnly {
@@ -35,6 +36,8 @@ public final class SQLiteBackend: StorageBackend {
             if key.isPassphrase, let problem = passphraseCost.problem {   // before a file is created
                 throw .param("passphraseCost", "The passphrase cost is \(problem).")
             }
+            // A new store has no cached key: its passphrase is asked for (or refused) before a file is created.
+            if case .unlocked(let orPassphrase) = key { key = .passphrase(try orPassphrase(true)) }
             try Files.createFileIfAbsent(path)
         }
         self.readOnly = readOnly
