@@ -57,7 +57,6 @@ enum TerminalPrompt {
         let tty = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
         let out = tty >= 0 ? tty : 2
         defer { if tty >= 0 { close(tty) } }
-        say(prompt, to: out)
 
         var quiet = old
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK | ECHONL)
@@ -72,6 +71,9 @@ enum TerminalPrompt {
             TerminalRestore.disarm()
             say("\n", to: out)
         }
+        // The prompt only once echo is off: what is typed after it is never shown (earlier typeahead was
+        // discarded by TCSAFLUSH).
+        say(prompt, to: out)
 
         let capacity = maxBytes + 1
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
@@ -144,8 +146,12 @@ private enum TerminalRestore {
         action.sa_flags = 0
         for (i, s) in signals.enumerated() {
             var old = SignalAction()
-            sigaction(s, &action, &old)
+            sigaction(s, nil, &old)
             terminalRestorePrevious[i] = old
+            // A signal ignored when the tool started stays ignored (nohup, background jobs).
+            if let handler = old.__sigaction_handler.sa_handler,
+               unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            sigaction(s, &action, nil)
         }
     }
 
