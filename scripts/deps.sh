@@ -2,7 +2,7 @@
 # Installs the Debian packages SecureStore builds and tests with, when any is missing (needs root or sudo).
 set -euo pipefail
 packages=(libsqlite3-dev libsodium-dev libsecret-1-dev pkg-config gnome-keyring dbus dbus-x11 libsecret-tools sqlite3
-          libpq-dev postgresql-15 postgresql-client-15)
+          libpq-dev postgresql-15 postgresql-client-15 groff-base man-db)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
