@@ -118,3 +118,76 @@ struct TerminalTests {
         #expect(wrong.wait().exit == 4, "screen: \(wrong.text)")
     }
 }
+
+/// `unlock` and `lock` as a person and a script use them (the kernel keyring; skipped where it cannot be used).
+@Suite("securestore unlock and lock")
+struct UnlockCLITests {
+    static let variable = "SECURESTORE_TEST_UNLOCK_PASSPHRASE"
+
+    /// A passphrase store whose config names `variable`; `tool` runs without it, `withPassphrase` with it.
+    func stores() throws -> (tool: Tool, withPassphrase: Tool) {
+        let tool = try Tool.configured { dir in #"{"sqlite": {"path": "\#(dir)/p.db", "passphraseEnv": "\#(Self.variable)"}}"# }
+        var env = tool.environment
+        env[Self.variable] = "correct horse"
+        return (tool, Tool(environment: env))
+    }
+
+    func text(_ outcome: Tool.Outcome) -> String { String(decoding: outcome.stdout, as: UTF8.self) + outcome.stderr }
+
+    @Test("unlock, then calls without the passphrase read the store; lock, rekey and the timeout end it with a clear error")
+    func unlockLock() throws {
+        let (tool, withPassphrase) = try stores()
+        defer { _ = try? tool.run(["lock"]) }
+        #expect(try withPassphrase.run(["add", "--service", "s", "--account", "a"], stdin: Data("value".utf8)).status == 0)
+        let unlock = try withPassphrase.run(["unlock", "--for", "10m"])
+        guard unlock.status == 0 else {
+            #expect(unlock.stderr.contains("keyring"), "\(unlock.stderr)")   // a sandbox without keyctl: a clear error
+            return
+        }
+        #expect(text(unlock).contains("for 10m"))
+        for _ in 0..<3 { #expect(try tool.run(["get", "--service", "s", "--account", "a"]).stdout == Data("value".utf8)) }
+        #expect(try tool.run(["add", "--service", "s", "--account", "b"], stdin: Data("second".utf8)).status == 0)
+        let lock = try tool.run(["lock"])
+        #expect(lock.status == 0 && text(lock).contains("locked"))
+        let locked = try tool.run(["get", "--service", "s", "--account", "a"])
+        #expect(locked.status == 6 && locked.stderr.contains("not unlocked") && locked.stderr.contains(Self.variable))
+        #expect(text(try tool.run(["lock"])).contains("was not unlocked"))
+
+        // rekey drops the key.
+        #expect(try withPassphrase.run(["unlock"]).status == 0)
+        var newEnv = withPassphrase.environment
+        newEnv["NEW_PASS"] = "battery staple"
+        #expect(try Tool(environment: newEnv).run(["rekey", "--new-passphrase-env", "NEW_PASS"]).status == 0)
+        #expect(try tool.run(["get", "--service", "s", "--account", "a"]).status == 6, "the old key is gone")
+        newEnv[Self.variable] = "battery staple"
+        // The timeout: after it the store is locked again.
+        #expect(try Tool(environment: newEnv).run(["unlock", "--for", "1s"]).status == 0)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try tool.run(["get", "--service", "s", "--account", "b"]).status == 6)
+    }
+
+    @Test("unlock on a terminal asks for the store passphrase without echo; bad durations and backends are usage errors")
+    func unlockAtTerminal() throws {
+        let (tool, withPassphrase) = try stores()
+        defer { _ = try? tool.run(["lock"]) }
+        #expect(try withPassphrase.run(["add", "--service", "s", "--account", "a"], stdin: Data("value".utf8)).status == 0)
+        let term = try PseudoTerminal(try Tool.path(), ["unlock", "--for", "5m"], environment: tool.environment)
+        #expect(term.waitFor("Store passphrase: "), "screen: \(term.text)")
+        term.type("correct horse\n")
+        let end = term.wait()
+        if end.exit == 0 {
+            #expect(!term.text.contains("correct horse"))
+            #expect(try tool.run(["get", "--service", "s", "--account", "a"]).stdout == Data("value".utf8))
+        } else {
+            #expect(term.text.contains("keyring"), "screen: \(term.text)")
+        }
+        for bad in ["0", "0s", "25h", "2d", "abc", "-5m", "10x", "1.5h", ""] {
+            #expect(try withPassphrase.run(["unlock", "--for", bad]).status == 2, "--for \(bad)")
+        }
+        #expect(try withPassphrase.run(["unlock", "--for"]).status == 2)
+        let memory = try withPassphrase.run(["--backend", "memory", "unlock"])
+        #expect(memory.status == 2 && memory.stderr.contains("sqlite"))
+        let keyFile = try Tool.sqlite()
+        #expect(try keyFile.run(["unlock"]).status == 2, "a key-file store has nothing to unlock")
+    }
+}
