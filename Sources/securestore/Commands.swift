@@ -105,11 +105,15 @@ enum Commands {
 
     /// The new secret: typed at the terminal when stdin is one (twice when `confirm`), else stdin byte for byte.
     static func secretInput(_ options: ItemOptions, confirm: Bool) throws(CLIError) -> Data {
-        let service = options.attributes[.service].map { JSONOutput.plain($0) } ?? ""
-        let account = options.attributes[.account].map { JSONOutput.plain($0) } ?? ""
-        return try store { () throws(SecureStoreError) in
-            try TerminalPrompt.secret(for: "\(service)/\(account)", confirm: confirm)
+        let a = options.attributes
+        let name: String = if a[.service] != nil || a[.account] != nil {
+            "\(a[.service].map(JSONOutput.plain) ?? "")/\(a[.account].map(JSONOutput.plain) ?? "")"
+        } else if let server = a[.server] ?? a[.label] {
+            JSONOutput.plain(server)
+        } else {
+            "the \(options.itemClass.rawValue) item"
         }
+        return try store { () throws(SecureStoreError) in try TerminalPrompt.secret(for: name, confirm: confirm) }
     }
 
     static func add(_ args: [String], _ context: Context) throws(CLIError) {
