@@ -170,7 +170,8 @@ enum Generators {
                         esac ;;
                 esac
             }
-            compdef \(fn) \(spec.name) 2>/dev/null || \(fn) "$@"
+            # Autoloaded from $fpath: complete now; sourced (`source <(\(spec.name) completions zsh)`): register.
+            if [ "$funcstack[1]" = "\(fn)" ]; then \(fn) "$@"; else compdef \(fn) \(spec.name); fi
 
             """
         return out
