@@ -230,9 +230,21 @@ public enum Generators {
         return ".TP\n\(head)\n\(text)\n"
     }
 
-    /// Text safe in roff: backslashes doubled, hyphens as \-, a leading dot or quote protected, no blank lines.
+    /// Text safe in roff: backslashes as \e, hyphens as \-, characters beyond ASCII as \[uXXXX] (troff reads
+    /// its input as Latin-1), a leading dot or quote protected, no blank lines.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\e"
+            case "-": escaped += "\\-"
+            case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+            }
+        }
+        return escaped
             .split(separator: "\n", omittingEmptySubsequences: true)
             .map { line in line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line) }
             .joined(separator: "\n")
