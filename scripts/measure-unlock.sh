@@ -2,11 +2,14 @@
 # Whole-process time of `securestore get` (release build): a passphrase store after `unlock`, the same store
 # with its passphrase in the environment (Argon2id in every call), and a key-file store. Prints the median
 # and the spread of N calls each (default 20). Needs the kernel keyring (keyctl) for the unlocked row.
+# Usage: scripts/measure-unlock.sh [N] [extra swift build flags, e.g. --static-swift-stdlib]
 set -euo pipefail
 n="${1:-20}"
+shift || true
 root="$(cd "$(dirname "$0")/.." && pwd)"
-swift build --package-path "$root" -c release --product securestore >&2
+swift build --package-path "$root" -c release --product securestore "$@" >&2
 tool="$(swift build --package-path "$root" -c release --show-bin-path)/securestore"
+echo "tool: $tool ${*:-(shared Swift runtime)}; $(ldd "$tool" | wc -l) shared libraries"
 dir="$(mktemp -d)"
 trap 'SECURESTORE_CONFIG="$dir/pass.json" "$tool" lock >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
 printf '{"sqlite": {"path": "%s/p.db", "passphraseEnv": "MEASURE_PASSPHRASE"}}' "$dir" > "$dir/pass.json"
