@@ -63,7 +63,7 @@ let package = Package(
         // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
                                                               .target(name: "PostgresStore", condition: .when(traits: ["Postgres"])),
                                                               "CProcessControl"],
                           path: "Sources/securestore"),
@@ -103,7 +103,7 @@ let package = Package(
 
         // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret; raw libpq).
         .executableTarget(name: "securestore-bench",
-                          dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore",
+                          dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore", "SecItem",
                                          "CSQLite", "CSodium", "SecretServiceStore", "CSecret", "PostgresStore",
                                          "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench"),
@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
                                                              "SQLiteStore", "SecretServiceStore", "PostgresStore", "TestSupport"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "SecureStoreCrypto", "PostgresStore", "SQLiteStore", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
         // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:
         // Tests/SecItemPortingSwift5Tests is a symbolic link to Tests/SecItemPortingTests.

@@ -10,8 +10,10 @@ extension Keychain where Backend == InMemoryBackend {
     }
 }
 
-/// Records in a dictionary behind a lock (`Locked`), with a uniqueness-key index so a query that names an item's
-/// full key is one hash lookup.
+/// Records in insertion order behind a lock (`Locked`), with dictionaries by persistent reference, by
+/// uniqueness key (a query that names an item's full key is one hash lookup) and by service (the attribute
+/// list queries name). Other queries scan the records in order; the core filters every answer.
+/// A failed writing transaction is undone from a log of its steps.
 public final class InMemoryBackend: StorageBackend {
     private let state = Locked(State())
 
@@ -21,17 +23,19 @@ public final class InMemoryBackend: StorageBackend {
 
     /// Calls only take this process's lock for in-memory work.
     public var blocking: Blocking { .never }
+    /// Atomic (undo log under one lock), private to this process, gone with it.
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .notShared,
+                                                     acrossMachines: .notShared, durableOnReturn: false,
+                                                     insertionOrder: .processCounter)
 
     public func withTransaction<T>(writing: Bool, _ body: (inout State) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        // `Locked.withLock` hands the body's result straight back (no `sending` box, no `Result`: neither
-        // needs generic metadata per call).
         try state.withLock { (state: inout State) throws(SecureStoreError) -> T in
-            state.undo = [:]
-            defer { state.undo = nil }
             do throws(SecureStoreError) {
-                return try body(&state)
+                let result = try body(&state)
+                state.commit()
+                return result
             } catch {
                 state.rollBack()
                 throw error
@@ -39,223 +43,180 @@ public final class InMemoryBackend: StorageBackend {
         }
     }
 
-    /// The backend's tables, with an undo log so that a failed transaction leaves no trace.
+    /// The backend's tables.
     public struct State: StorageTransaction, Sendable {
-        struct Entry: Sendable {
-            var order: UInt64
-            var record: ItemRecord
-        }
-        /// The refs filed under one index value: usually one (an account), sometimes many (a service).
-        enum Bucket: Sendable {
-            case empty
-            case one(PersistentRef)
-            case many(Set<PersistentRef>)
-        }
-        var entries: [PersistentRef: Entry] = [:]
-        var byKey: [UniqueKey: PersistentRef] = [:]
-        /// Service and account equality index: a hash of (attribute, class, value bytes) to the records with
-        /// that value (the attribute's default when unset, as the core matches). A hash collision only adds
-        /// records; the core re-checks every one, so a superset is fine.
-        var byValue: [Int: Bucket] = [:]
-        var nextOrder: UInt64 = 0
-        /// The entries as they were before this transaction touched them (`nil` inner: did not exist).
-        var undo: [PersistentRef: Entry?]? = nil
+        /// Every record in insertion order; `nil` where one was removed (compacted away after a commit once
+        /// more than half are gone).
+        var slots: [ItemRecord?] = []
+        var slotOf: [PersistentRef: Int] = [:]
+        var slotByKey: [UniqueKey: Int] = [:]
+        /// The slots of each class-and-value of the indexed attribute (the default value when unset).
+        var slotsByValue: [ValueKey: Set<Int>] = [:]
+        var removedCount = 0
+        /// What this transaction did, newest last, to undo it in reverse.
+        var undo: [Step] = []
 
-        private mutating func remember(_ ref: PersistentRef) {
-            if undo != nil, undo?[ref] == nil { undo?[ref] = .some(entries[ref]) }
+        enum Step: Sendable {
+            case inserted
+            case replaced(slot: Int, old: ItemRecord)
+            case removed(slot: Int, old: ItemRecord)
+            case tables(Tables)
+        }
+
+        mutating func commit() {
+            undo.removeAll(keepingCapacity: true)
+            if removedCount > 64, removedCount * 2 > slots.count { compact() }
         }
 
         mutating func rollBack() {
-            guard let undo else { return }
-            for (ref, before) in undo {
-                if let now = entries.removeValue(forKey: ref) {
-                    if byKey[now.record.uniqueKey] == ref { byKey[now.record.uniqueKey] = nil }
-                    unindexValues(now.record)
+            while let step = undo.popLast() {
+                switch step {
+                case .inserted:
+                    if let record = slots.removeLast() { unfile(record, at: slots.count) }
+                case .replaced(let slot, let old):
+                    if let now = slots[slot] { unfile(now, at: slot) }
+                    slots[slot] = old
+                    file(old, at: slot)
+                case .removed(let slot, let old):
+                    slots[slot] = old
+                    file(old, at: slot)
+                    removedCount -= 1
+                case .tables(let tables):
+                    self.tables = tables
                 }
-                if let before {
-                    entries[ref] = before
-                    byKey[before.record.uniqueKey] = ref
-                    indexValues(before.record)
+            }
+        }
+
+        /// Every table, taken or put back at once.
+        struct Tables: Sendable {
+            var slots: [ItemRecord?], slotOf: [PersistentRef: Int], slotByKey: [UniqueKey: Int]
+            var slotsByValue: [ValueKey: Set<Int>], removedCount: Int
+        }
+
+        var tables: Tables {
+            get { Tables(slots: slots, slotOf: slotOf, slotByKey: slotByKey, slotsByValue: slotsByValue, removedCount: removedCount) }
+            set { (slots, slotOf, slotByKey, slotsByValue, removedCount) = (newValue.slots, newValue.slotOf, newValue.slotByKey, newValue.slotsByValue, newValue.removedCount) }
+        }
+
+        /// Rebuilds every table from the records left.
+        private mutating func compact() {
+            let records = slots.compactMap { $0 }
+            tables = Tables(slots: [], slotOf: [:], slotByKey: [:], slotsByValue: [:], removedCount: 0)
+            slots.reserveCapacity(records.count)
+            for record in records {
+                slots.append(record)
+                file(record, at: slots.count - 1)
+            }
+        }
+
+        // MARK: The indexes
+
+        /// An indexed attribute's value: class, attribute and the value's bytes (a string and data with the
+        /// same bytes are equal to the core, so they share a key).
+        struct ValueKey: Hashable, Sendable {
+            let itemClass: ItemClass
+            let name: AttributeName
+            let bytes: [UInt8]
+
+            init?(_ itemClass: ItemClass, _ name: AttributeName, _ value: AttributeValue?) {
+                switch value ?? name.defaultValue {
+                case .string(let s)?: bytes = Array(s.utf8)
+                case .data(let d)?: bytes = Array(d)
+                default: return nil   // not text: never indexed, so a query on it scans
+                }
+                self.itemClass = itemClass
+                self.name = name
+            }
+        }
+
+        /// The service: the attribute list queries name (an account names one item, which the key finds).
+        static let indexed: [AttributeName] = [.service]
+
+        private mutating func file(_ record: ItemRecord, at slot: Int) {
+            slotOf[record.persistentRef] = slot
+            slotByKey[record.uniqueKey] = slot
+            for name in Self.indexed where record.itemClass.attributes.contains(name) {
+                if let key = ValueKey(record.itemClass, name, record.attributes[name]) {
+                    slotsByValue[key, default: []].insert(slot)
+                }
+            }
+        }
+
+        private mutating func unfile(_ record: ItemRecord, at slot: Int) {
+            if slotOf[record.persistentRef] == slot { slotOf[record.persistentRef] = nil }
+            if slotByKey[record.uniqueKey] == slot { slotByKey[record.uniqueKey] = nil }
+            for name in Self.indexed where record.itemClass.attributes.contains(name) {
+                if let key = ValueKey(record.itemClass, name, record.attributes[name]),
+                   slotsByValue[key]?.remove(slot) != nil, slotsByValue[key]?.isEmpty == true {
+                    slotsByValue[key] = nil
                 }
             }
         }
 
         public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
             if let ref = filter.persistentRef {
-                return entries[ref].map { [$0.record] } ?? []
-            }
-            var hits: [Entry] = []
-            if let keys = filter.uniqueKeys, keys.count == 1 {   // a full-key lookup: one probe, one array
-                guard let ref = byKey[keys[0]], let entry = entries[ref] else { return [] }
-                return [entry.record]
+                guard let slot = slotOf[ref], let record = slots[slot] else { return [] }
+                return [record]
             }
             if let keys = filter.uniqueKeys {
-                for key in keys {
-                    if let ref = byKey[key], let entry = entries[ref] { hits.append(entry) }
-                }
-            } else if let itemClass = filter.itemClass, let bucket = smallestBucket(itemClass, filter.equalities) {
-                switch bucket {
-                case nil, .empty?:
-                    return []
-                case .one(let ref)?:
-                    guard let entry = entries[ref] else { return [] }
-                    return [entry.record]
-                case .many(let refs)?:
-                    hits.reserveCapacity(refs.count)
-                    for ref in refs {
-                        if let entry = entries[ref] { hits.append(entry) }
-                    }
-                }
-            } else {
-                for entry in entries.values where filter.itemClass == nil || entry.record.itemClass == filter.itemClass {
-                    hits.append(entry)
-                }
+                var found = keys.compactMap { slotByKey[$0] }
+                if found.count > 1 { found.sort() }   // distinct keys are distinct slots
+                return found.compactMap { slots[$0] }
             }
-            if hits.count > 1 { hits.sort { $0.order < $1.order } }
-            return hits.map(\.record)
+            if let itemClass = filter.itemClass {
+                // The smallest index entry among the indexed values the query names (none: nothing matches).
+                var smallest: Set<Int>?
+                for name in Self.indexed {
+                    guard let value = filter.equalities[name], let key = ValueKey(itemClass, name, value) else { continue }
+                    let entry = slotsByValue[key] ?? []
+                    if smallest.map({ entry.count < $0.count }) ?? true { smallest = entry }
+                }
+                if let smallest { return smallest.sorted().compactMap { slots[$0] } }
+            }
+            return slots.compactMap { record in
+                guard let record, filter.itemClass == nil || record.itemClass == filter.itemClass else { return nil }
+                return record
+            }
         }
 
         public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
-            remember(record.persistentRef)
-            if let old = entries[record.persistentRef] { unindexValues(old.record) }
-            entries[record.persistentRef] = Entry(order: nextOrder, record: record)
-            byKey[record.uniqueKey] = record.persistentRef
-            indexValues(record)
-            nextOrder += 1
+            slots.append(record)
+            file(record, at: slots.count - 1)
+            undo.append(.inserted)
         }
 
         public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
-            guard let old = entries[record.persistentRef] else {
+            guard let slot = slotOf[record.persistentRef], let old = slots[slot] else {
                 throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
             }
-            remember(record.persistentRef)
-            if old.record.uniqueKey != record.uniqueKey, byKey[old.record.uniqueKey] == record.persistentRef {
-                byKey[old.record.uniqueKey] = nil
-            }
-            byKey[record.uniqueKey] = record.persistentRef
-            unindexValues(old.record)
-            indexValues(record)
-            entries[record.persistentRef] = Entry(order: old.order, record: record)
+            unfile(old, at: slot)
+            slots[slot] = record
+            file(record, at: slot)
+            undo.append(.replaced(slot: slot, old: old))
         }
 
         public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
             for ref in refs {
-                remember(ref)
-                guard let old = entries.removeValue(forKey: ref) else { continue }
-                if byKey[old.record.uniqueKey] == ref { byKey[old.record.uniqueKey] = nil }
-                unindexValues(old.record)
+                guard let slot = slotOf[ref], let old = slots[slot] else { continue }
+                unfile(old, at: slot)
+                slots[slot] = nil
+                removedCount += 1
+                undo.append(.removed(slot: slot, old: old))
             }
         }
 
         public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-            let doomed = entries.values.filter { classes.contains($0.record.itemClass) }.map(\.record.persistentRef)
-            try remove(doomed)
-            return doomed.count
-        }
-
-        // MARK: The equality index
-
-        /// The attributes with an equality index (text; the ones list queries name), with a tag for the slot.
-        static let indexed: [(name: AttributeName, tag: UInt8)] = [(.service, 1), (.account, 2)]
-
-        /// The index slot of `value` (by bytes: a string and data with the same bytes are equal to the core):
-        /// FNV-1a over attribute, class and bytes. The dictionary hashes the slot again with its seeded hash;
-        /// a collision only puts more records in a bucket (the core filters them out).
-        static func slot(_ name: AttributeName, tag: UInt8, _ itemClass: ItemClass, _ value: AttributeValue?) -> Int? {
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325
-            func mix(_ byte: UInt8) { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            mix(tag)
-            mix(itemClass.indexTag)
-            switch value ?? name.defaultValue {
-            case .string(var s)?:
-                s.withUTF8 { for byte in $0 { mix(byte) } }
-            case .data(let d)?:
-                d.withUnsafeBytes { for byte in $0 { mix(byte) } }
-            default:
-                return nil   // not text: not indexed
-            }
-            return Int(truncatingIfNeeded: h)
-        }
-
-        /// The smallest bucket among the filter's indexed equalities: `nil` when none is indexed, `.some(nil)`
-        /// when one names a value no record has.
-        func smallestBucket(_ itemClass: ItemClass, _ equalities: [AttributeName: AttributeValue]) -> Bucket?? {
-            guard !equalities.isEmpty else { return nil }
-            var best: Bucket?? = nil
-            for (name, tag) in Self.indexed {
-                guard let value = equalities[name], let slot = Self.slot(name, tag: tag, itemClass, value) else { continue }
-                guard let bucket = byValue[slot] else { return .some(nil) }
-                switch bucket {
-                case .empty: return .some(nil)
-                case .one: return .some(bucket)
-                case .many(let refs):
-                    if case .many(let other)?? = best, other.count <= refs.count { continue }
-                    best = .some(bucket)
-                }
-            }
-            return best
-        }
-
-        mutating func indexValues(_ record: ItemRecord) {
-            for (name, tag) in Self.indexed {
-                guard let slot = Self.slot(name, tag: tag, record.itemClass, record.attributes[name]) else { continue }
-                byValue[slot, default: .empty].insert(record.persistentRef)   // one probe, in place
-            }
-        }
-
-        mutating func unindexValues(_ record: ItemRecord) {
-            for (name, tag) in Self.indexed {
-                guard let slot = Self.slot(name, tag: tag, record.itemClass, record.attributes[name]) else { continue }
-                if byValue[slot]?.remove(record.persistentRef) == true { byValue[slot] = nil }
-            }
-        }
-    }
-}
-
-extension ItemClass {
-    /// A small integer per class (hashing the raw string would cost more than the rest of the slot).
-    fileprivate var indexTag: UInt8 {
-        switch self {
-        case .genericPassword: 1
-        case .internetPassword: 2
-        case .certificate: 3
-        case .key: 4
-        case .identity: 5
-        }
-    }
-}
-
-extension InMemoryBackend.State.Bucket {
-    /// Adds `ref` in place (the set is taken out of `self` first, so it is uniquely owned and not copied).
-    mutating func insert(_ ref: PersistentRef) {
-        switch self {
-        case .empty:
-            self = .one(ref)
-        case .one(let other):
-            if other != ref { self = .many([other, ref]) }
-        case .many(var refs):
-            self = .one(ref)
-            refs.insert(ref)
-            self = .many(refs)
-        }
-    }
-
-    /// Removes `ref` in place; returns whether the bucket is now empty.
-    mutating func remove(_ ref: PersistentRef) -> Bool {
-        switch self {
-        case .empty:
-            return true
-        case .one(let other):
-            return other == ref
-        case .many(var refs):
-            self = .one(ref)
-            refs.remove(ref)
-            if refs.count == 1, let last = refs.first {
-                self = .one(last)
+            // The old tables are the undo step (no copy: they are handed over), the new ones are built without
+            // the removed records, so a clear costs one pass instead of one dictionary removal per record.
+            let before = slotOf.count
+            undo.append(.tables(tables))
+            if slots.allSatisfy({ $0.map { classes.contains($0.itemClass) } ?? true }) {
+                tables = Tables(slots: [], slotOf: [:], slotByKey: [:], slotsByValue: [:], removedCount: 0)
             } else {
-                self = .many(refs)
+                slots = slots.map { $0.flatMap { classes.contains($0.itemClass) ? nil : $0 } }
+                compact()
             }
-            return refs.isEmpty
+            return before - slotOf.count
         }
     }
 }

@@ -29,6 +29,8 @@ struct BackendEntry: Sendable {
     /// Time the backend and its limits interleaved (see ``Runner``); off for the Secret Service, where the
     /// daemon's cost grows with every item it holds, so targets must not hold items at the same time.
     var interleave = true
+    /// Drives the store through something other than the typed API (the SecItem functions).
+    var makeTarget: (@Sendable (_ store: any SecureStore) -> any BenchTarget)? = nil
 }
 
 struct LimitEntry: Sendable {
@@ -45,13 +47,17 @@ struct Goal: Sendable {
         case growth(Op, max: Double)
         /// Clearing a store of `items` items takes under `seconds`.
         case clearUnder(items: Int, seconds: Double)
+        /// Clearing a store of `items` items takes at most `max` times the reference limit's clear, worst size.
+        case clearRatio(items: Int, max: Double)
+        /// Worst backend median minus reference-limit median of `op` over every N and size, at most `micros`.
+        case overLimit(Op, micros: Double)
     }
     let text: String
     let kind: Kind
 }
 
 extension BackendEntry {
-    static let all: [BackendEntry] = [memory, sqlite, secretService] + postgresEntries   // postgres: see PostgresBench.swift
+    static let all: [BackendEntry] = [memory, secItem, sqlite, secretService] + postgresEntries   // postgres: see PostgresBench.swift
 
     /// Not interleaved: no disk noise to share, and alternating would cool the Dictionary's caches and
     /// flatter the ratio.
@@ -66,6 +72,7 @@ extension BackendEntry {
             Goal(text: "lookup within 10× of Dictionary+Mutex", kind: .ratioToLimit(.lookup, max: 10)),
             Goal(text: "add within 10× of Dictionary+Mutex", kind: .ratioToLimit(.add, max: 10)),
             Goal(text: "lookup flat from N=1,000 to 100,000 (within 1.5×)", kind: .growth(.lookup, max: 1.5)),
+            Goal(text: "clear of 100,000 items within 3× of Dictionary removeAll", kind: .clearRatio(items: 100_000, max: 3)),
         ])
         entry.interleave = false
         return entry

@@ -316,8 +316,8 @@ enum PostgresConcurrencyBench {
                         try store.add(NewItem(.genericPassword, [.service: .string("conc"), .account: .string(name)],
                                               data: Data(repeating: 7, count: 32)), returning: [])
                     }, { (name: String) throws in
-                        guard try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("conc"), .account: .string(name)],
-                                                               returning: .data)).items.first?.data?.count == 32 else {
+                        guard try store.items(matching: ItemQuery(.genericPassword, [.service: .string("conc"), .account: .string(name)],
+                                                               returning: .data)).first?.data?.count == 32 else {
                             throw BenchFailure("lookup of \(name) failed")
                         }
                     })

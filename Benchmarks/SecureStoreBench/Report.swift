@@ -122,6 +122,21 @@ enum Report {
             let measured = worst?.totalMillis.map { $0 / 1_000 }
             let detail = worst.map { "\(millis($0.totalMillis ?? 0)) ms at \($0.secretBytes) B" } ?? "N=\(items) not run"
             return verdict(measured, seconds, detail) { $0 < seconds }
+        case .overLimit(let op, let limit):
+            let rows = rows.filter { $0.op == op && $0.limitMedianMicros != nil }
+            let worst = rows.max { ($0.medianMicros - ($0.limitMedianMicros ?? 0)) < ($1.medianMicros - ($1.limitMedianMicros ?? 0)) }
+            let detail = worst.map {
+                "worst at N=\($0.n), \($0.secretBytes) B: \(micros($0.medianMicros)) vs \(micros($0.limitMedianMicros ?? 0)) µs"
+            } ?? "no \(op.rawValue) figures"
+            return verdict(worst.map { $0.medianMicros - ($0.limitMedianMicros ?? 0) }, limit, detail) { $0 <= limit }
+        case .clearRatio(let items, let max):
+            let clears = rows.filter { $0.op == .clear && $0.n == items && $0.ratio != nil }
+            let worst = clears.max { ($0.ratio ?? 0) < ($1.ratio ?? 0) }
+            let detail = worst.map {
+                "\(millis($0.totalMillis ?? 0)) ms at \($0.secretBytes) B; per item \(micros($0.medianMicros)) vs "
+                    + "\(micros($0.limitMedianMicros ?? 0)) µs"
+            } ?? "N=\(items) not run"
+            return verdict(worst?.ratio, max, detail) { $0 <= max }
         }
     }
 

@@ -115,8 +115,9 @@ final class Runner {
     /// The backend and its limits, as (name, is a limit, maker).
     private func targets(_ entry: BackendEntry, suffix: String = "") -> [TargetSpec] {
         var specs = [TargetSpec(name: entry.name + suffix, isLimit: false) { folder in
-            StoreTarget(try entry.makeStore(folder), databasePath: entry.databaseFile?(folder),
-                        listWithSecrets: entry.listWithSecrets)
+            let store = try entry.makeStore(folder)
+            if let makeTarget = entry.makeTarget { return makeTarget(store) }
+            return StoreTarget(store, databasePath: entry.databaseFile?(folder), listWithSecrets: entry.listWithSecrets)
         }]
         for limit in entry.limits {
             specs.append(TargetSpec(name: "\(entry.name) limit: \(limit.name)" + suffix, isLimit: true, make: limit.make))

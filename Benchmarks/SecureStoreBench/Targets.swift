@@ -53,14 +53,14 @@ final class StoreTarget: BenchTarget {
     }
 
     func lookup(service: String, account: String) throws -> Int {
-        let result = try open().copyMatching(ItemQuery(.genericPassword, Self.key(service, account), returning: .data))
-        guard let data = result.items.first?.data else { throw BenchFailure("A lookup returned no secret.") }
+        let item = try open().item(matching: ItemQuery(.genericPassword, Self.key(service, account), returning: .data))
+        guard let data = item?.data else { throw BenchFailure("A lookup returned no secret.") }
         return data.count
     }
 
     func list(service: String) throws -> Int {
         let query = ItemQuery(.genericPassword, [.service: .string(service)], limit: .all, returning: listReturning)
-        let items = try open().copyMatching(query).items
+        let items = try open().items(matching: query)
         guard items.allSatisfy({ $0.attributes != nil }) else { throw BenchFailure("A list returned no attributes.") }
         if listReturning.contains(.data) {
             guard items.allSatisfy({ $0.data != nil }) else { throw BenchFailure("A list returned no secrets.") }

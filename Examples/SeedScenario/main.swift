@@ -18,7 +18,7 @@ func run(_ store: any SecureStore) throws(SecureStoreError) {
     print("read it back: \(loaded == token ? "identical" : "DIFFERENT")")
 
     let deleted = try store.delete(ItemQuery(.genericPassword, [.service: .string(service)]))
-    print("logout deleted \(deleted) item(s); token now \(try store.password(service: service) == nil ? "gone" : "still there")")
+    print("logout deleted \(deleted) item(s); token now \(try store.password(service: service, account: "alice") == nil ? "gone" : "still there")")
 
     try store.add(NewItem(.internetPassword, [.server: "api.example.com", .account: "alice"], data: Data("pw".utf8)))
     try store.add(NewItem(.key, [.applicationTag: .data(Data("com.example.key".utf8))], data: Data(repeating: 7, count: 32)))

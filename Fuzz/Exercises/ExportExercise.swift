@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SQLiteStore
+import SecureStoreCrypto
 
 /// Fuzz target (d): the export file format. An export is a passphrase-encrypted SQLite store file
 /// (`securestore export`); `securestore import` opens it read-only and reads every record. Here the fuzz

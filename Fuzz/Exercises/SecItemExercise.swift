@@ -112,14 +112,11 @@ public enum SecItemExercise {
     }
 
     /// Every item of every class, with attributes, data and reference, in store order.
-    static func snapshot(_ store: InMemoryStore) -> [ResultItem] {
-        var out: [ResultItem] = []
+    static func snapshot(_ store: InMemoryStore) -> [Item] {
+        var out: [Item] = []
         for c in ItemClass.allCases {
-            let r = Result { () throws(SecureStoreError) -> QueryResult in
-                try store.copyMatching(ItemQuery(c, synchronizableAny: true, limit: .all,
-                                                 returning: [.attributes, .data, .persistentRef]))
-            }
-            if case .success(let q) = r { out += q.items }
+            let query = ItemQuery(c, synchronizableAny: true, returning: [.attributes, .data, .persistentRef])
+            if let items = try? store.items(matching: query) { out += items }
         }
         return out
     }

@@ -9,12 +9,25 @@ private func fail(_ error: SecureStoreError) -> OSStatus {
     return error.status
 }
 
+/// The store names the typed API's parameters; a SecItem caller gets the dictionary key it passed.
+private let appleKeys: [String: String] = [
+    "limit": "m_Limit", "caseInsensitive": "m_CaseInsensitive", "returning": "r_Data", "data": "v_Data",
+    "persistentRef": "v_PersistentRef", "itemClass": "class", "synchronizableAny": "sync",
+]
+
+/// `error` with the parameter named by its Apple dictionary key.
+func appleShaped(_ error: SecureStoreError) -> SecureStoreError {
+    var shaped = error
+    if let parameter = error.parameter, let key = appleKeys[parameter] { shaped.parameter = key }
+    return shaped
+}
+
 private func run(_ body: () throws(SecureStoreError) -> Void) -> OSStatus {
     do throws(SecureStoreError) {
         try body()
         return errSecSuccess
     } catch {
-        return fail(error)
+        return fail(appleShaped(error))
     }
 }
 
@@ -33,7 +46,7 @@ private func object(_ value: AttributeValue) -> AnyObject {
 /// Like Apple's: `kSecReturnData` alone gives empty data for an item without a secret; in a dictionary an
 /// item without a secret has no `kSecValueData` (an item added with empty data has an empty one).
 /// Foundation objects, so `as? Data`, `as! CFData as Data`, `as? [String: Any]` and `as? NSDictionary` all work.
-private func object(_ item: ResultItem, _ returning: ReturnOptions) -> AnyObject {
+private func object(_ item: Item, _ returning: ReturnOptions) -> AnyObject {
     let wanted = returning.intersection([.attributes, .data, .persistentRef])
     let asked = [ReturnOptions.attributes, .data, .persistentRef].filter { wanted.contains($0) }.count
     if asked == 1 {
@@ -52,14 +65,17 @@ private func object(_ item: ResultItem, _ returning: ReturnOptions) -> AnyObject
     return dict
 }
 
-private func deliver(_ result: QueryResult, returning: ReturnOptions, to pointer: UnsafeMutablePointer<CFTypeRef?>?) {
+/// Apple's shape for what a call found: nothing without return keys (`kSecReturnRef` alone sets the
+/// result to `nil`, or to an empty array when more than one item was allowed), one object for limit one,
+/// else an array, even for one hit.
+private func deliver(_ items: [Item], returning: ReturnOptions, single: Bool,
+                     to pointer: UnsafeMutablePointer<CFTypeRef?>?) {
     guard let pointer else { return }
-    switch result {
-    case .none:
-        if returning.contains(.ref) { pointer.pointee = nil }
-    case .item(let item):
+    if returning.subtracting(.ref).isEmpty {
+        if returning.contains(.ref) { pointer.pointee = single ? nil : NSArray() }
+    } else if single, let item = items.first {
         pointer.pointee = object(item, returning)
-    case .items(let items):
+    } else {
         pointer.pointee = NSArray(array: items.map { object($0, returning) })
     }
 }
@@ -79,8 +95,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         }
         if let deferred { throw deferred }
         let store = try SecItemSystem.store()
-        let r = try store.add(item, returning: returning)
-        deliver(r, returning: returning, to: result)
+        let added = try store.add(item, returning: returning)
+        deliver([added], returning: returning, single: true, to: result)
     }
 }
 
@@ -89,13 +105,17 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     run { () throws(SecureStoreError) in
         var deferred: SecureStoreError?
-        let q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .copy, deferred: &deferred)
+        var q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .copy, deferred: &deferred)
         if !q.returning.isEmpty, result == nil {
             throw .param("r_Data", "A kSecReturn… key needs a result pointer.")
         }
         if let deferred { throw deferred }
         let store = try SecItemSystem.store()
-        deliver(try store.copyMatching(q), returning: q.returning, to: result)
+        let limit = q.limit ?? .one   // Apple's default
+        q.limit = limit
+        let found = try store.items(matching: q)
+        guard !found.isEmpty else { throw .notFound() }
+        deliver(found, returning: q.returning, single: limit == .one || limit == .count(1), to: result)
     }
 }
 

@@ -5,7 +5,7 @@ public import Foundation
 /// Every ``SecureStore`` operation is synchronous, as `SecItem` is. A store says here whether its calls
 /// wait for anything outside the process (a file lock, a daemon, a server) and for how long at most, so
 /// that callers, and the async API, know what a call costs. The async twins of the operations
-/// (``SecureStore/copyMatching(_:timeout:)`` and the others) run a store that may block on a thread the
+/// (``SecureStore/items(matching:timeout:)`` and the others) run a store that may block on a thread the
 /// store owns, never on the caller's task thread.
 public struct Blocking: Sendable, Hashable, CustomStringConvertible {
     /// Whether a call may wait for something outside this process.
@@ -239,14 +239,19 @@ extension SecureStore {
     ///   store's own bounds (``blocking``).
     @discardableResult
     public func add(_ item: NewItem, returning: ReturnOptions = [], timeout: Duration? = nil)
-        async throws(SecureStoreError) -> QueryResult
+        async throws(SecureStoreError) -> Item
     {
         try await perform("add", timeout: timeout) { (s: Self) throws(SecureStoreError) in try s.add(item, returning: returning) }
     }
 
-    /// ``copyMatching(_:)`` without blocking the calling task's thread.
-    public func copyMatching(_ query: ItemQuery, timeout: Duration? = nil) async throws(SecureStoreError) -> QueryResult {
-        try await perform("copyMatching", timeout: timeout) { (s: Self) throws(SecureStoreError) in try s.copyMatching(query) }
+    /// ``items(matching:)`` without blocking the calling task's thread.
+    public func items(matching query: ItemQuery, timeout: Duration? = nil) async throws(SecureStoreError) -> [Item] {
+        try await perform("items(matching:)", timeout: timeout) { (s: Self) throws(SecureStoreError) in try s.items(matching: query) }
+    }
+
+    /// ``item(matching:)`` without blocking the calling task's thread.
+    public func item(matching query: ItemQuery, timeout: Duration? = nil) async throws(SecureStoreError) -> Item? {
+        try await perform("item(matching:)", timeout: timeout) { (s: Self) throws(SecureStoreError) in try s.item(matching: query) }
     }
 
     /// ``update(_:with:)`` without blocking the calling task's thread.
@@ -272,7 +277,7 @@ extension SecureStore {
     }
 
     /// ``password(service:account:)`` without blocking the calling task's thread.
-    public func password(service: String, account: String? = nil, timeout: Duration? = nil)
+    public func password(service: String, account: String = "", timeout: Duration? = nil)
         async throws(SecureStoreError) -> Data?
     {
         try await perform("password", timeout: timeout) { (s: Self) throws(SecureStoreError) in

@@ -40,9 +40,7 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         self.code = code
         self.name = name
         self.kind = kind
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in code.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        codeHash = h
+        codeHash = FNV1a.hash(code.utf8)
     }
 
     public static func == (a: AttributeName, b: AttributeName) -> Bool { a.codeHash == b.codeHash && a.code == b.code }

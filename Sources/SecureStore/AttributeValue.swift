@@ -105,20 +105,6 @@ extension AttributeName {
         }
     }
 
-    /// True when `normalize` would return `value` unchanged and `StoreLimits` would accept it (the core's
-    /// validation fast path; anything else takes the ordered path that reports errors).
-    func isNormal(_ value: AttributeValue) -> Bool {
-        switch (kind, value) {
-        case (.text, .string), (.text, .data), (.data, .string), (.data, .data):
-            self != .accessible && (value.byteCount ?? 0) <= StoreLimits.maxAttributeValueBytes
-        case (.textOrNumber, .string), (.textOrNumber, .data):
-            (value.byteCount ?? 0) <= StoreLimits.maxAttributeValueBytes
-        case (.date, .date(let d)): !d.timeIntervalSinceReferenceDate.isNaN
-        case (.number, .number), (.bool, .bool), (.numberOrText, .number), (.textOrNumber, .number): true
-        default: false
-        }
-    }
-
     /// The value an item has for this attribute when it was never set: empty text/data, 0, false (empty
     /// text for protocol and authentication type, which older stores hold as text).
     public var defaultValue: AttributeValue? {

@@ -83,18 +83,22 @@ public struct BackendFactory: Sendable {
     public let allowedKeys: Set<String>
     /// One line on what it is.
     public let summary: String
+    /// What its stores promise (`nil`: not declared), shown by `securestore backends` without opening one.
+    public let guarantees: StorageGuarantees?
     /// Builds a store from its settings. Must fail with a clear error rather than fall back to anything.
     public let make: @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore
     /// Whether it can be used here, and why not (without opening or changing any store).
     public let availability: @Sendable (BackendSettings) -> Result<Void, SecureStoreError>
 
     public init(name: String, section: String, allowedKeys: Set<String>, summary: String,
+                guarantees: StorageGuarantees? = nil,
                 availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
                 make: @escaping @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore) {
         self.name = name
         self.section = section
         self.allowedKeys = allowedKeys
         self.summary = summary
+        self.guarantees = guarantees
         self.make = make
         self.availability = availability
     }

@@ -3,7 +3,9 @@
 public protocol RecordTransfer: SecureStore {
     /// Every record of the store, in insertion order.
     func exportRecords() throws(SecureStoreError) -> [ItemRecord]
-    /// Adds `records` in one transaction, all or nothing.
+    /// Adds `records` in one transaction: all or nothing where ``SecureStore/guarantees`` has
+    /// ``StorageGuarantees/atomicWrites``; elsewhere a failure midway is undone best effort
+    /// (``StorageGuarantees/transferPromise`` says it in words).
     /// - Throws: `duplicateItem` if a record's uniqueness key or persistent reference is already taken (or
     ///   taken twice among `records`); `missingEntitlement` for an access group this store was not given.
     @discardableResult
@@ -12,7 +14,7 @@ public protocol RecordTransfer: SecureStore {
 
 extension Keychain: RecordTransfer {
     public func exportRecords() throws(SecureStoreError) -> [ItemRecord] {
-        try backend.withTransaction(writing: false) { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+        try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
             try txn.find(RecordFilter())
         }
     }
@@ -31,7 +33,7 @@ extension Keychain: RecordTransfer {
                 throw SecureStoreError(.duplicateItem, "Two items to import have the same uniqueness key or reference.")
             }
         }
-        return try backend.withTransaction(writing: true) { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+        return try backend.write { (txn: inout Backend.Transaction) throws(SecureStoreError) in
             let clashes = try txn.find(RecordFilter(uniqueKeys: Array(keys)))
             if let clash = clashes.first(where: { keys.contains($0.uniqueKey) }) {
                 throw SecureStoreError(.duplicateItem,

@@ -1,16 +1,16 @@
 public import Foundation
 
-/// `kSecMatchLimit`: how many items a copy returns.
+/// `kSecMatchLimit`: how many items a query returns at most.
 public enum MatchLimit: Sendable, Hashable {
-    /// One item, returned as a single object (`kSecMatchLimitOne`).
+    /// One item (`kSecMatchLimitOne`).
     case one
-    /// Every match, returned as an array (`kSecMatchLimitAll`).
+    /// Every match (`kSecMatchLimitAll`).
     case all
-    /// At most `n` items (`n` > 0), returned as an array unless `n` is 1.
+    /// At most `n` items (`n` > 0).
     case count(Int)
 }
 
-/// `kSecReturn…` keys: what a copy (or an add) gives back for each item.
+/// `kSecReturn…` keys: what a query (or an add) gives back for each item.
 public struct ReturnOptions: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -21,8 +21,8 @@ public struct ReturnOptions: OptionSet, Sendable, Hashable {
     public static let attributes = ReturnOptions(rawValue: 2)
     /// The persistent reference (`kSecReturnPersistentRef`).
     public static let persistentRef = ReturnOptions(rawValue: 4)
-    /// An object reference (`kSecReturnRef`): there are no key or certificate objects on Linux, so alone it
-    /// gives no result; combined with others it is ignored.
+    /// An object reference (`kSecReturnRef`): there are no key or certificate objects on Linux, so it adds
+    /// nothing to an ``Item``.
     public static let ref = ReturnOptions(rawValue: 8)
 }
 
@@ -80,11 +80,12 @@ public struct ItemQuery: Sendable, Hashable {
     public var attributes: [AttributeName: AttributeValue]
     /// `kSecAttrSynchronizableAny`: see synchronizable and non-synchronizable items alike.
     public var synchronizableAny: Bool
-    /// `kSecMatchLimit`; `nil` means the default (one for copy). Update and delete refuse a limit.
+    /// `kSecMatchLimit`: at most this many items; `nil` means every match for ``SecureStore/items(matching:)``
+    /// (Apple's `SecItemCopyMatching` defaults to one, and the SecItem functions do). Update and delete refuse a limit.
     public var limit: MatchLimit?
     /// `kSecMatchCaseInsensitive`: text attributes compare case-insensitively.
     public var caseInsensitive: Bool
-    /// What to return (copy only; ignored by delete; refused by update).
+    /// What each ``Item`` holds besides its class (queries only; ignored by delete; refused by update).
     public var returning: ReturnOptions
     /// `kSecValuePersistentRef`: exactly this item. Cannot be combined with attributes.
     public var persistentRef: PersistentRef?
@@ -140,8 +141,8 @@ public struct ItemChanges: Sendable, Hashable {
     }
 }
 
-/// One item as returned by a copy: only what the query asked for is present.
-public struct ResultItem: Sendable, Hashable {
+/// One item as a query returns it: its class, and what the query's return options asked for.
+public struct Item: Sendable, Hashable {
     public var itemClass: ItemClass
     /// The attributes (with `kSecReturnAttributes`), including creation and modification dates.
     public var attributes: [AttributeName: AttributeValue]?
@@ -157,24 +158,5 @@ public struct ResultItem: Sendable, Hashable {
         self.attributes = attributes
         self.data = data
         self.persistentRef = persistentRef
-    }
-}
-
-/// The result of a copy (or of an add with return keys), shaped by the match limit.
-public enum QueryResult: Sendable, Hashable {
-    /// No return keys (an existence check), or only `ref` with limit one: nothing to hand back.
-    case none
-    /// Limit one: a single item.
-    case item(ResultItem)
-    /// Limit all or N ≠ 1: an array, even for one hit (empty for `ref` alone).
-    case items([ResultItem])
-
-    /// The items, whatever the shape.
-    public var items: [ResultItem] {
-        switch self {
-        case .none: []
-        case .item(let i): [i]
-        case .items(let a): a
-        }
     }
 }

@@ -2,7 +2,8 @@ public import Foundation
 
 /// A keychain: add, copy, update, delete and clear items with SecItem semantics.
 ///
-/// Every operation is atomic. Implementations must obey the rules of the SecItem semantics article
+/// Every operation is atomic where ``guarantees`` says so (``StorageGuarantees/atomicWrites``; otherwise a
+/// failure midway is undone best effort). Implementations must obey the rules of the SecItem semantics article
 /// (`Sources/SecureStore/SecureStore.docc/Semantics.md`, each rule named as its conformance check); ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
@@ -11,22 +12,22 @@ public import Foundation
 /// a daemon or a server: ``blocking`` says for what and how long at most (the in-memory store never waits;
 /// SQLite up to its busy timeout; the Secret Service up to 5 s per D-Bus round trip; PostgreSQL up to the
 /// connect timeout per host and the statement timeout per statement). In async code use the async twins
-/// (``copyMatching(_:timeout:)`` and the others), which run blocking calls on the store's own thread.
+/// (``items(matching:timeout:)`` and the others), which run blocking calls on the store's own thread.
 public protocol SecureStore: Sendable {
     /// Adds one item (`SecItemAdd`).
     /// - Parameters:
     ///   - item: class, attributes and secret. Creation and modification dates are set to now.
-    ///   - returning: what to return for the new item, shaped as a limit-one copy.
-    /// - Returns: `.none` without return options, else `.item` for the new item.
+    ///   - returning: what the returned ``Item`` holds besides its class.
+    /// - Returns: the new item.
     /// - Throws: `duplicateItem` when an item with the same uniqueness key exists (the message names the
     ///   key); `noSuchAttribute`, `param`, `missingEntitlement` for bad input. Nothing changes on error.
     @discardableResult
-    func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult
+    func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> Item
 
-    /// Finds items (`SecItemCopyMatching`).
-    /// - Returns: shaped by limit and return options (see ``QueryResult``), in insertion order.
-    /// - Throws: `itemNotFound` when nothing matches; `param`/`noSuchAttribute` for a malformed query.
-    func copyMatching(_ query: ItemQuery) throws(SecureStoreError) -> QueryResult
+    /// The items that match, in insertion order, up to the query's limit (every match without one).
+    /// - Returns: the matches, each holding what `query.returning` asks for; empty when nothing matches.
+    /// - Throws: `param`/`noSuchAttribute`/`missingEntitlement` for a malformed query, never `itemNotFound`.
+    func items(matching query: ItemQuery) throws(SecureStoreError) -> [Item]
 
     /// Updates every matching item (`SecItemUpdate`), all or nothing.
     /// - Returns: how many items changed.
@@ -55,6 +56,9 @@ public protocol SecureStore: Sendable {
     /// The thread the async operations run this store's calls on; `nil` when its calls never block
     /// (they then run on the caller's task).
     var storeThread: StoreThread? { get }
+
+    /// What the storage under this store promises (atomicity, isolation, durability, order).
+    var guarantees: StorageGuarantees { get }
 }
 
 extension SecureStore {
@@ -75,20 +79,25 @@ extension SecureStore {
         try clear(Set(ItemClass.allCases))
     }
 
-    /// The secret of the one generic password with this service (and account, if given), or `nil`.
-    public func password(service: String, account: String? = nil) throws(SecureStoreError) -> Data? {
-        var attributes: [AttributeName: AttributeValue] = [.service: .string(service)]
-        if let account { attributes[.account] = .string(account) }
-        do throws(SecureStoreError) {
-            let result = try copyMatching(ItemQuery(.genericPassword, attributes, returning: .data))
-            return result.items.first?.data
-        } catch {
-            if error.code == .itemNotFound { return nil }
-            throw error
-        }
+    /// The first item that matches (the query's limit is ignored), or `nil`.
+    public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
+        var one = query
+        one.limit = .one
+        return try items(matching: one).first
     }
 
-    /// Stores a generic password, replacing the secret of an existing item with the same service/account.
+    /// The secret of the generic password with this service and account, or `nil`.
+    ///
+    /// The account is part of a generic password's key: an item stored without one has the empty account,
+    /// so `account` defaults to `""` here and in ``setPassword(_:service:account:)`` alike (the same item).
+    /// To find the items of a service whatever their account, use ``items(matching:)``.
+    public func password(service: String, account: String = "") throws(SecureStoreError) -> Data? {
+        let query = ItemQuery(.genericPassword, [.service: .string(service), .account: .string(account)], returning: .data)
+        return try item(matching: query)?.data
+    }
+
+    /// Stores a generic password, replacing the secret of an existing item with the same service and
+    /// account (`""` when not given, as for ``password(service:account:)``).
     public func setPassword(_ secret: Data, service: String, account: String = "") throws(SecureStoreError) {
         let attributes: [AttributeName: AttributeValue] = [.service: .string(service), .account: .string(account)]
         do throws(SecureStoreError) {

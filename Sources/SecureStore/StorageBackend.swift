@@ -125,19 +125,26 @@ public protocol StorageTransaction {
 /// The small storage interface a backend implements: store, find, replace and remove records, atomically.
 ///
 /// Contract:
-/// - `withTransaction` runs `body` isolated from every other transaction on the same storage (in this
-///   process, and in other processes where the backend can), and all of a writing transaction's changes
-///   happen or none do (if `body` throws, nothing it did remains).
-/// - `find` returns records in insertion order; `replace` keeps a record's position.
+/// - `withTransaction` runs `body` isolated from every other transaction of this process on the same
+///   storage. Isolation from other processes and machines, and whether all of a writing transaction's
+///   changes happen or none do when the storage fails midway, are what ``guarantees`` declares; every
+///   backend undoes a transaction whose `body` throws, and one without ``StorageGuarantees/atomicWrites``
+///   does so best effort.
+/// - `find` returns records in insertion order (from ``StorageGuarantees/insertionOrder``); `replace`
+///   keeps a record's position.
 /// - Data and attributes come back exactly as stored (a `String` stays a `String`, dates to the bit).
 /// - A backend never interprets queries: matching, uniqueness, dates and result shapes are the core's.
 public protocol StorageBackend: Sendable {
     associatedtype Transaction: StorageTransaction
-    /// Runs `body` in one transaction. `writing` is false for reads.
+    /// Runs `body` in one transaction. `writing` is false for reads. The one entry point a backend
+    /// implements; callers use ``read(_:)`` and ``write(_:)``.
     func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     /// A short description for messages and the CLI (`"sqlite /path/to/store.db"`); no secrets.
     var backendDescription: String { get }
+    /// What this kind of backend promises; checked by the conformance suite, shown by `securestore backends`.
+    static var guarantees: StorageGuarantees { get }
+
     /// Whether a transaction may wait for something outside the process, and for how long at most.
     var blocking: Blocking { get }
 }
@@ -145,6 +152,19 @@ public protocol StorageBackend: Sendable {
 extension StorageBackend {
     /// A backend that does not say may block without a known bound.
     public var blocking: Blocking { .unknown }
+}
+
+extension StorageBackend {
+    /// Runs `body` in a reading transaction.
+    public func read<T>(_ body: (inout Transaction) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        try withTransaction(writing: false, body)
+    }
+
+    /// Runs `body` in a writing transaction: all of its changes happen or none do where ``guarantees`` says
+    /// ``StorageGuarantees/atomicWrites``; elsewhere a failure midway is undone best effort.
+    public func write<T>(_ body: (inout Transaction) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        try withTransaction(writing: true, body)
+    }
 }
 
 /// Whether two buffers hold the same bytes, compared eight at a time (a generic byte loop costs ~10

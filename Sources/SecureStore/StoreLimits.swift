@@ -9,10 +9,10 @@ public enum StoreLimits {
     /// 16 KiB: the largest text or data attribute value (labels, accounts, tags, certificate fields…).
     public static let maxAttributeValueBytes = 16 << 10
 
-    /// Throws `param` naming `v_Data` when `data` is over ``maxSecretBytes``.
+    /// Throws `param` naming `data` when `data` is over ``maxSecretBytes``.
     static func checkSecret(_ count: Int) throws(SecureStoreError) {
         guard count <= maxSecretBytes else {
-            throw .param("v_Data", "The secret (kSecValueData) is \(count) bytes; the limit is \(maxSecretBytes) bytes "
+            throw .param("data", "The secret (kSecValueData) is \(count) bytes; the limit is \(maxSecretBytes) bytes "
                 + "(StoreLimits.maxSecretBytes). Nothing was stored.")
         }
     }

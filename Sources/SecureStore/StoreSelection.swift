@@ -51,9 +51,7 @@ public struct StoreSelection: Sendable {
         }
         var mustExist = path != nil
         if path == nil {
-            let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? (environment["HOME"].map { $0 + "/.config" } ?? NSHomeDirectory() + "/.config")
-            path = base + "/securestore/config.json"
+            path = XDG.configFolder(environment: environment) + "/config.json"
             mustExist = false
         }
         var fileBackend: String?

@@ -36,10 +36,11 @@ public enum BuiltinBackends {
     private struct Descriptor {
         let name: String, section: String, allowedKeys: Set<String>, summary: String, trait: String?
 
-        func factory(availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
+        func factory(guarantees: StorageGuarantees,
+                     availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
                      make: @escaping @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore) -> BackendFactory {
             BackendFactory(name: name, section: section, allowedKeys: allowedKeys, summary: summary,
-                           availability: availability, make: make)
+                           guarantees: guarantees, availability: availability, make: make)
         }
 
         /// A backend whose trait is disabled in this build: its section is still valid in a config file, but
@@ -72,11 +73,11 @@ public enum BuiltinBackends {
     }
 
     private static let once: Void = {
-        BackendRegistry.register(memory.factory { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+        BackendRegistry.register(memory.factory(guarantees: InMemoryBackend.guarantees) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try InMemoryStore(configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
         #if SQLite
-        BackendRegistry.register(sqlite.factory(availability: { s in
+        BackendRegistry.register(sqlite.factory(guarantees: SQLiteBackend.guarantees, availability: { s in
             Result { () throws(SecureStoreError) in _ = try storeKey(s, cached: true) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try SQLiteStore(path: try s.string("path"), key: try storeKey(s, cached: true),
@@ -86,7 +87,7 @@ public enum BuiltinBackends {
         BackendRegistry.register(sqlite.unbuilt)
         #endif
         #if SecretService
-        BackendRegistry.register(secretServiceBackend.factory(availability: { s in
+        BackendRegistry.register(secretServiceBackend.factory(guarantees: SecretServiceBackend.guarantees, availability: { s in
             Result { () throws(SecureStoreError) in _ = try secretService(s) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try secretService(s)
@@ -95,7 +96,7 @@ public enum BuiltinBackends {
         BackendRegistry.register(secretServiceBackend.unbuilt)
         #endif
         #if Postgres
-        BackendRegistry.register(postgresBackend.factory(availability: { s in
+        BackendRegistry.register(postgresBackend.factory(guarantees: PostgresBackend.guarantees, availability: { s in
             Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try postgres(s)

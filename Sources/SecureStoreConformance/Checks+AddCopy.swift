@@ -52,7 +52,7 @@ extension ConformanceCheck {
         .init("add.valueTypeKept", "A text attribute comes back as the type it was stored with") { c in
             let s = try c.store()
             try s.add(NewItem(.genericPassword, [.service: "svc", .account: .data(Data("bob".utf8))]))
-            let attrs = try s.copyMatching(ItemQuery(.genericPassword, [.service: "svc"], returning: .attributes)).items.first?.attributes
+            let attrs = try s.items(matching: ItemQuery(.genericPassword, [.service: "svc"], returning: .attributes)).first?.attributes
             try expectEqual(attrs?[.account], .data(Data("bob".utf8)), "account")
             try expectEqual(attrs?[.service], .string("svc"), "service")
         },
@@ -84,34 +84,32 @@ extension ConformanceCheck {
         .init("add.defaults", "Add fills in accessible (ak, dk for certificates), the first group and synchronizable false") { c in
             let s = try c.store(["first", "second"])
             let r = try s.add(genp("svc", "a"), returning: .attributes)
-            guard case .item(let item) = r, let a = item.attributes else { throw ConformanceFailure(message: "no item", file: #fileID, line: #line) }
+            guard let a = r.attributes else { throw ConformanceFailure(message: "no attributes", file: #fileID, line: #line) }
             try expectEqual(a[.accessible], .string("ak"))
             try expectEqual(a[.accessGroup], .string("first"))
             try expectEqual(a[.synchronizable], .bool(false))
             let cert = try s.add(NewItem(.certificate, [.issuer: .data(Data([1])), .serialNumber: .data(Data([2]))]), returning: .attributes)
-            try expectEqual(cert.items.first?.attributes?[.accessible], .string("dk"))
+            try expectEqual(cert.attributes?[.accessible], .string("dk"))
         },
         .init("add.dates", "Add sets creation and modification dates to now, whatever the caller passed") { c in
             let s = try c.store()
             let before = Date()
             let old = Date(timeIntervalSince1970: 1000)
             let r = try s.add(genp("svc", "a", [.creationDate: .date(old), .modificationDate: .date(old)]), returning: .attributes)
-            let a = r.items.first?.attributes ?? [:]
+            let a = r.attributes ?? [:]
             guard case .date(let cdat)? = a[.creationDate], case .date(let mdat)? = a[.modificationDate] else {
                 throw ConformanceFailure(message: "dates missing", file: #fileID, line: #line)
             }
             try expect(cdat >= before.addingTimeInterval(-1) && cdat <= Date().addingTimeInterval(1), "cdat is now: \(cdat)")
             try expectEqual(cdat, mdat, "mdat == cdat on add")
         },
-        .init("add.returnShapes", "Add with return keys returns the new item shaped as a limit-one copy") { c in
+        .init("add.returnShapes", "Add returns the new item holding what the return options ask for") { c in
             let s = try c.store()
-            try expectEqual(try s.add(genp("s1", "a", data: "x"), returning: []), QueryResult.none)
-            guard case .item(let i) = try s.add(genp("s2", "a", data: "x"), returning: [.data, .persistentRef]) else {
-                throw ConformanceFailure(message: "expected one item", file: #fileID, line: #line)
-            }
+            try expectEqual(try s.add(genp("s1", "a", data: "x"), returning: []), Item(itemClass: .genericPassword))
+            let i = try s.add(genp("s2", "a", data: "x"), returning: [.data, .persistentRef])
             try expectEqual(i.data, Data("x".utf8))
             try expect(i.persistentRef != nil && i.attributes == nil, "persistent ref only")
-            try expectEqual(try s.add(genp("s3", "a"), returning: .ref), QueryResult.none)
+            try expectEqual(try s.add(genp("s3", "a"), returning: .ref), Item(itemClass: .genericPassword))
         },
         .init("add.internetUniqueness", "Internet passwords are unique by account, domain, server, protocol, auth type, port, path") { c in
             let s = try c.store()
@@ -166,57 +164,53 @@ extension ConformanceCheck {
     ]
 
     static let copyChecks: [ConformanceCheck] = [
-        .init("copy.notFound", "A copy that matches nothing gives itemNotFound") { c in
+        .init("copy.notFound", "A query that matches nothing gives no items (not an error); item(matching:) gives nil") { c in
             let s = try c.store()
-            try expectError(.itemNotFound) { try s.copyMatching(query("nothing")) }
+            try expectEqual(try s.items(matching: query("nothing")).count, 0)
             try s.add(genp("svc", "a"))
-            try expectError(.itemNotFound) { try s.copyMatching(query("svc", "b")) }
+            try expectEqual(try s.items(matching: query("svc", "b")).count, 0)
+            try expect(try s.item(matching: query("svc", "b")) == nil, "item(matching:) is nil")
+            try expectEqual(try s.item(matching: query("svc", "a"))?.itemClass, .genericPassword)
         },
-        .init("copy.limitShapes", "Limit one gives one object; all and N≠1 give arrays, even for one hit") { c in
+        .init("copy.limits", "Limit one and N give at most that many items, in insertion order; all and no limit give every match") { c in
             let s = try c.store()
             for i in 0..<3 { try s.add(genp("svc", "a\(i)", data: "d\(i)")) }
             var q = query("svc")
             q.returning = .data
             q.limit = .one
-            try expectEqual(try s.copyMatching(q), .item(ResultItem(itemClass: .genericPassword, data: Data("d0".utf8))))
+            try expectEqual(try s.items(matching: q), [Item(itemClass: .genericPassword, data: Data("d0".utf8))])
             q.limit = .count(1)
-            try expectEqual(try s.copyMatching(q), .item(ResultItem(itemClass: .genericPassword, data: Data("d0".utf8))))
+            try expectEqual(try s.items(matching: q), [Item(itemClass: .genericPassword, data: Data("d0".utf8))])
             q.limit = .all
-            try expectEqual(try s.copyMatching(q).items.compactMap(\.data), ["d0", "d1", "d2"].map { Data($0.utf8) })
+            try expectEqual(try s.items(matching: q).compactMap(\.data), ["d0", "d1", "d2"].map { Data($0.utf8) })
+            q.limit = nil
+            try expectEqual(try s.items(matching: q).compactMap(\.data), ["d0", "d1", "d2"].map { Data($0.utf8) })
             q.limit = .count(2)
-            guard case .items(let two) = try s.copyMatching(q) else { throw ConformanceFailure(message: "array", file: #fileID, line: #line) }
-            try expectEqual(two.count, 2)
+            try expectEqual(try s.items(matching: q).compactMap(\.data), ["d0", "d1"].map { Data($0.utf8) })
+            q.limit = .count(5)
+            try expectEqual(try s.items(matching: q).count, 3)
             q.limit = .all
-            q.attributes[.account] = "a1"
-            guard case .items(let one) = try s.copyMatching(q) else { throw ConformanceFailure(message: "array", file: #fileID, line: #line) }
-            try expectEqual(one.count, 1)
+            try expectEqual(try s.item(matching: q)?.data, Data("d0".utf8), "item(matching:) is the first match")
         },
         .init("copy.badLimit", "A limit of zero or less gives param") { c in
             let s = try c.store()
             try s.add(genp("svc"))
             for n in [0, -3] {
-                try expectError(.param) { try s.copyMatching(ItemQuery(.genericPassword, limit: .count(n))) }
+                try expectError(.param) { try s.items(matching: ItemQuery(.genericPassword, limit: .count(n))) }
             }
         },
-        .init("copy.returnCombinations", "Every combination of return keys gives its shape") { c in
+        .init("copy.returnCombinations", "Every combination of return options gives exactly those parts of each item") { c in
             let s = try c.store()
             try s.add(genp("svc", "a", [.label: "L"], data: "x"))
             try s.add(genp("svc", "b", data: "y"))
-            try expectEqual(try s.copyMatching(query("svc", "a")), QueryResult.none)
-            try expectEqual(try s.copyMatching(ItemQuery(.genericPassword, [.service: "svc"], limit: .all)), QueryResult.none)
-            try expectEqual(try s.copyMatching(ItemQuery(.genericPassword, [.service: "svc"], returning: .ref)), QueryResult.none)
-            try expectEqual(try s.copyMatching(ItemQuery(.genericPassword, [.service: "svc"], limit: .all, returning: .ref)), .items([]))
+            try expectEqual(try s.items(matching: query("svc", "a")), [Item(itemClass: .genericPassword)])
+            try expectEqual(try s.items(matching: ItemQuery(.genericPassword, [.service: "svc"], limit: .all, returning: .ref)),
+                            [Item(itemClass: .genericPassword), Item(itemClass: .genericPassword)])
             let options: [ReturnOptions] = [.data, .attributes, .persistentRef, [.data, .attributes], [.data, .persistentRef],
                                             [.attributes, .persistentRef], [.data, .attributes, .persistentRef], [.data, .ref]]
             for opts in options {
                 for limit in [MatchLimit.one, .all] {
-                    let r = try s.copyMatching(ItemQuery(.genericPassword, [.service: "svc"], limit: limit, returning: opts))
-                    let items: [ResultItem]
-                    switch (limit, r) {
-                    case (.one, .item(let i)): items = [i]
-                    case (.all, .items(let a)): items = a
-                    default: throw ConformanceFailure(message: "\(opts) \(limit): wrong shape \(r)", file: #fileID, line: #line)
-                    }
+                    let items = try s.items(matching: ItemQuery(.genericPassword, [.service: "svc"], limit: limit, returning: opts))
                     try expectEqual(items.count, limit == .one ? 1 : 2, "\(opts) count")
                     for item in items {
                         try expectEqual(item.data != nil, opts.contains(.data), "data present for \(opts)")
@@ -232,13 +226,13 @@ extension ConformanceCheck {
             let s = try c.store()
             for i in [3, 1, 4, 0, 2] { try s.add(genp("svc", "acct\(i)")) }
             try s.update(query("svc", "acct4"), with: ItemChanges([.label: "touched"], data: Data("z".utf8)))
-            let r = try s.copyMatching(ItemQuery(.genericPassword, [.service: "svc"], limit: .all, returning: .attributes))
-            try expectEqual(r.items.compactMap { $0.attributes?[.account]?.text }, ["acct3", "acct1", "acct4", "acct0", "acct2"])
+            let r = try s.items(matching: ItemQuery(.genericPassword, [.service: "svc"], limit: .all, returning: .attributes))
+            try expectEqual(r.compactMap { $0.attributes?[.account]?.text }, ["acct3", "acct1", "acct4", "acct0", "acct2"])
         },
         .init("copy.caseInsensitive", "Case-insensitive matching folds text attributes only; otherwise matching is exact") { c in
             let s = try c.store()
             try s.add(genp("Mail.Example", "Alice", [.generic: .data(Data("Gen".utf8))]))
-            try expectError(.itemNotFound) { try s.copyMatching(query("mail.example", "alice")) }
+            try expectEqual(try s.items(matching: query("mail.example", "alice")).count, 0)
             var q = query("MAIL.example", "ALICE")
             q.caseInsensitive = true
             try expectEqual(try s.count(q), 1)
@@ -262,7 +256,7 @@ extension ConformanceCheck {
             try expectEqual(try s.count(query("svc", nil, [.synchronizable: true])), 1)
             try expectEqual(try s.count(query("svc", nil, [.synchronizable: false])), 1)
             try expectEqual(try s.count(ItemQuery(.genericPassword, [.service: "svc"], synchronizableAny: true)), 2)
-            try expectError(.itemNotFound) { try s.copyMatching(query("svc", "synced")) }
+            try expectEqual(try s.items(matching: query("svc", "synced")).count, 0)
         },
         .init("copy.accessGroups", "No group covers all the store's groups; a group narrows; a foreign group is refused") { c in
             let s = try c.store(["g1", "g2"])
@@ -270,35 +264,35 @@ extension ConformanceCheck {
             try s.add(genp("svc", "b", [.accessGroup: "g2"]))
             try expectEqual(try s.count(query("svc")), 2)
             try expectEqual(try s.count(query("svc", nil, [.accessGroup: "g2"])), 1)
-            try expectError(.missingEntitlement) { try s.copyMatching(query("svc", nil, [.accessGroup: "g3"])) }
+            try expectError(.missingEntitlement) { try s.items(matching: query("svc", nil, [.accessGroup: "g3"])) }
         },
         .init("copy.persistentRef", "A persistent reference finds its item alone, class optional; with attributes it is refused") { c in
             let s = try c.store()
             try s.add(genp("svc", "a", data: "x"))
             let r = try s.add(genp("svc", "b", data: "y"), returning: .persistentRef)
-            guard let ref = r.items.first?.persistentRef else { throw ConformanceFailure(message: "no ref", file: #fileID, line: #line) }
-            try expectEqual(try s.copyMatching(.item(ref, returning: .data)), .item(ResultItem(itemClass: .genericPassword, data: Data("y".utf8))))
+            guard let ref = r.persistentRef else { throw ConformanceFailure(message: "no ref", file: #fileID, line: #line) }
+            try expectEqual(try s.items(matching: .item(ref, returning: .data)), [Item(itemClass: .genericPassword, data: Data("y".utf8))])
             var withClass = ItemQuery.item(ref, returning: .data)
             withClass.itemClass = .genericPassword
-            try expectEqual(try s.copyMatching(withClass).items.first?.data, Data("y".utf8))
+            try expectEqual(try s.items(matching: withClass).first?.data, Data("y".utf8))
             withClass.itemClass = .internetPassword
-            try expectError(.itemNotFound) { try s.copyMatching(withClass) }
+            try expectEqual(try s.items(matching: withClass).count, 0)
             var mixed = ItemQuery.item(ref)
             mixed.attributes[.service] = "svc"
-            try expectError(.param) { try s.copyMatching(mixed) }
+            try expectError(.param) { try s.items(matching: mixed) }
             try s.update(query("svc", "b"), with: ItemChanges([.label: "new"]))
-            try expectEqual(try s.copyMatching(.item(ref, returning: .attributes)).items.first?.attributes?[.label], .string("new"), "ref stable")
-            try expectError(.itemNotFound) { try s.copyMatching(.item(PersistentRef(data: Data(repeating: 0, count: 16)))) }
+            try expectEqual(try s.items(matching: .item(ref, returning: .attributes)).first?.attributes?[.label], .string("new"), "ref stable")
+            try expectEqual(try s.items(matching: .item(PersistentRef(data: Data(repeating: 0, count: 16)))).count, 0)
         },
         .init("copy.invalidQueries", "A query without class or with a foreign attribute is refused") { c in
             let s = try c.store()
             try s.add(genp("svc"))
-            try expectError(.param) { try s.copyMatching(ItemQuery(nil, [.service: "svc"])) }
-            try expectError(.noSuchAttribute) { try s.copyMatching(ItemQuery(.genericPassword, [.server: "h"])) }
-            try expectError(.noSuchAttribute) { try s.copyMatching(ItemQuery(.certificate, [.service: "svc"])) }
-            try expectError(.param) { try s.copyMatching(ItemQuery(.genericPassword, [.type: "x"])) }
+            try expectError(.param) { try s.items(matching: ItemQuery(nil, [.service: "svc"])) }
+            try expectError(.noSuchAttribute) { try s.items(matching: ItemQuery(.genericPassword, [.server: "h"])) }
+            try expectError(.noSuchAttribute) { try s.items(matching: ItemQuery(.certificate, [.service: "svc"])) }
+            try expectError(.param) { try s.items(matching: ItemQuery(.genericPassword, [.type: "x"])) }
             try expectError(.param) {
-                try s.copyMatching(ItemQuery(.genericPassword, [.synchronizable: true], synchronizableAny: true))
+                try s.items(matching: ItemQuery(.genericPassword, [.synchronizable: true], synchronizableAny: true))
             }
         },
         .init("copy.classIsolation", "A query sees only its own class") { c in

@@ -23,10 +23,10 @@ extension ConformanceCheck {
                 .isInvisible: true, .isNegative: false, .accessGroup: "g.two", .accessible: "cku", .synchronizable: true,
             ]
             let r = try s.add(NewItem(.genericPassword, attrs), returning: .attributes)
-            guard let stored = r.items.first?.attributes else { throw ConformanceFailure(message: "none", file: #fileID, line: #line) }
+            guard let stored = r.attributes else { throw ConformanceFailure(message: "none", file: #fileID, line: #line) }
             for (k, v) in attrs { try expectEqual(stored[k], v, k.name) }
-            let again = try s.copyMatching(ItemQuery(.genericPassword, [.service: "sérvice ✓"], synchronizableAny: true, returning: .attributes))
-            try expectEqual(again.items.first?.attributes, stored, "copy returns what add returned")
+            let again = try s.items(matching: ItemQuery(.genericPassword, [.service: "sérvice ✓"], synchronizableAny: true, returning: .attributes))
+            try expectEqual(again.first?.attributes, stored, "copy returns what add returned")
         },
         .init("roundTrip.internetAttributes", "Every internet-password attribute comes back exactly") { c in
             let s = try c.store()
@@ -36,9 +36,9 @@ extension ConformanceCheck {
                 .description: "d", .creator: 1, .type: 2, .isInvisible: false, .isNegative: true,
             ]
             try s.add(NewItem(.internetPassword, attrs, data: Data("pw".utf8)))
-            let got = try s.copyMatching(ItemQuery(.internetPassword, attrs, returning: [.attributes, .data]))
-            guard case .item(let item) = got, let stored = item.attributes else {
-                throw ConformanceFailure(message: "wrong shape \(got)", file: #fileID, line: #line)
+            let got = try s.items(matching: ItemQuery(.internetPassword, attrs, returning: [.attributes, .data]))
+            guard got.count == 1, let item = got.first, let stored = item.attributes else {
+                throw ConformanceFailure(message: "wrong items \(got)", file: #fileID, line: #line)
             }
             for (k, v) in attrs { try expectEqual(stored[k], v, k.name) }
             try expectEqual(item.data, Data("pw".utf8))
@@ -53,7 +53,7 @@ extension ConformanceCheck {
                 .isSensitive: true, .isExtractable: false, .startDate: .date(start), .label: "k",
             ]
             try s.add(NewItem(.key, key, data: Data(repeating: 0xAB, count: 32)))
-            let k = try s.copyMatching(ItemQuery(.key, [.applicationTag: .data(Data("tag".utf8))], returning: .attributes)).items.first?.attributes
+            let k = try s.items(matching: ItemQuery(.key, [.applicationTag: .data(Data("tag".utf8))], returning: .attributes)).first?.attributes
             for (name, v) in key { try expectEqual(k?[name], v, name.name) }
             let cert: [AttributeName: AttributeValue] = [
                 .certificateType: 3, .certificateEncoding: 3, .subject: .data(Data([1])), .issuer: .data(Data([2])),
@@ -61,7 +61,7 @@ extension ConformanceCheck {
             ]
             for cls in [ItemClass.certificate, .identity] {
                 try s.add(NewItem(cls, cls == .identity ? cert.merging([.keyClass: 1]) { a, _ in a } : cert, data: Data([0x30])))
-                let got = try s.copyMatching(ItemQuery(cls, [.serialNumber: .data(Data([3]))], returning: .attributes)).items.first?.attributes
+                let got = try s.items(matching: ItemQuery(cls, [.serialNumber: .data(Data([3]))], returning: .attributes)).first?.attributes
                 for (name, v) in cert { try expectEqual(got?[name], v, "\(cls) \(name.name)") }
             }
         },
@@ -71,9 +71,9 @@ extension ConformanceCheck {
             for i in stride(from: 0, to: 300, by: 37) {
                 try expectEqual(try s.data(query("bulk", "acct-\(i)")), Data("secret-\(i)".utf8))
             }
-            let all = try s.copyMatching(ItemQuery(.genericPassword, [.service: "bulk"], limit: .all, returning: [.attributes, .data]))
-            try expectEqual(all.items.count, 300)
-            try expectEqual(all.items.last?.data, Data("secret-299".utf8))
+            let all = try s.items(matching: ItemQuery(.genericPassword, [.service: "bulk"], limit: .all, returning: [.attributes, .data]))
+            try expectEqual(all.count, 300)
+            try expectEqual(all.last?.data, Data("secret-299".utf8))
         },
     ]
 }

@@ -25,9 +25,9 @@ public struct ConcurrencyCheck: Sendable {
                 do {
                     try store.add(NewItem(.genericPassword, [.service: "conc", .account: .string(account)],
                                           data: Data(account.utf8)))
-                    let got = try store.copyMatching(ItemQuery(.genericPassword, [.service: "conc", .account: .string(account)],
+                    let got = try store.items(matching: ItemQuery(.genericPassword, [.service: "conc", .account: .string(account)],
                                                                returning: .data))
-                    if got.items.first?.data != Data(account.utf8) { fail("read back wrong data for \(account)") }
+                    if got.first?.data != Data(account.utf8) { fail("read back wrong data for \(account)") }
                     if i % 2 == 1 {
                         let deleted = try store.delete(ItemQuery(.genericPassword, [.service: "conc", .account: .string(account)]))
                         if deleted != 1 { fail("deleted \(deleted) for \(account)") }
@@ -41,7 +41,7 @@ public struct ConcurrencyCheck: Sendable {
                         racedWins.add(1, ordering: .relaxed)
                     } catch let error as SecureStoreError where error.code == .duplicateItem {
                     }
-                    _ = try? store.copyMatching(ItemQuery(.genericPassword, [.service: "conc"], limit: .all, returning: .attributes))
+                    _ = try? store.items(matching: ItemQuery(.genericPassword, [.service: "conc"], limit: .all, returning: .attributes))
                 } catch {
                     fail("\(account): \(error)")
                 }
@@ -54,21 +54,21 @@ public struct ConcurrencyCheck: Sendable {
         guard wins == n else {
             throw ConformanceFailure(message: "racing adds succeeded \(wins) times, expected \(n)", file: #fileID, line: #line)
         }
-        let left = try store.copyMatching(ItemQuery(.genericPassword, [.service: "conc"], limit: .all, returning: .attributes))
+        let left = try store.items(matching: ItemQuery(.genericPassword, [.service: "conc"], limit: .all, returning: .attributes))
         var expected = Set<String>()
         for w in 0..<workers { for i in stride(from: 0, to: n, by: 2) { expected.insert("w\(w)-i\(i)") } }
-        let accounts = Set(left.items.compactMap { $0.attributes?[.account]?.text })
-        guard accounts == expected, left.items.count == expected.count else {
-            throw ConformanceFailure(message: "final state: \(left.items.count) items, expected \(expected.count)", file: #fileID, line: #line)
+        let accounts = Set(left.compactMap { $0.attributes?[.account]?.text })
+        guard accounts == expected, left.count == expected.count else {
+            throw ConformanceFailure(message: "final state: \(left.count) items, expected \(expected.count)", file: #fileID, line: #line)
         }
-        for item in left.items {
+        for item in left {
             guard let acct = item.attributes?[.account]?.text, let w = acct.split(separator: "-").first?.dropFirst(),
                   item.attributes?[.label] == .string("L\(w)")
             else {
                 throw ConformanceFailure(message: "an update was lost: \(item)", file: #fileID, line: #line)
             }
         }
-        let raced = try store.copyMatching(ItemQuery(.genericPassword, [.service: "race"], limit: .all))
+        let raced = try store.items(matching: ItemQuery(.genericPassword, [.service: "race"], limit: .all))
         _ = raced
         guard try store.count(ItemQuery(.genericPassword, [.service: "race"])) == n else {
             throw ConformanceFailure(message: "raced items: expected \(n)", file: #fileID, line: #line)

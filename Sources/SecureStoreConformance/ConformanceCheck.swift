@@ -58,7 +58,7 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// Every check of the suite.
     public static var all: [ConformanceCheck] {
         addChecks + copyChecks + updateChecks + deleteChecks + clearChecks + roundTripChecks + limitChecks
-            + appleRegressionChecks
+            + appleRegressionChecks + guaranteeChecks + orderChecks
     }
 
     /// Checks whose names start with `prefix` (`"add."`, `"copy."` …).
@@ -104,21 +104,16 @@ func expectError<T>(_ code: SecureStoreError.Code, _ what: String = "", file: St
 
 extension SecureStore {
     /// Everything in the store (every class, synced or not, every group): attributes, data and references.
-    func everything() throws -> [ResultItem] {
-        var out: [ResultItem] = []
+    func everything() throws -> [Item] {
+        var out: [Item] = []
         for c in ItemClass.allCases {
             out += try found(ItemQuery(c, synchronizableAny: true, limit: .all, returning: [.attributes, .data, .persistentRef]))
         }
         return out
     }
 
-    /// The items a copy returns, or none when it gives itemNotFound.
-    func found(_ query: ItemQuery) throws -> [ResultItem] {
-        let outcome = Result { () throws(SecureStoreError) -> QueryResult in try copyMatching(query) }
-        switch outcome {
-        case .success(let r): return r.items
-        case .failure(let e): if e.code == .itemNotFound { return [] } else { throw e }
-        }
+    func found(_ query: ItemQuery) throws -> [Item] {
+        try items(matching: query)
     }
 
     func count(_ query: ItemQuery) throws -> Int {
@@ -132,7 +127,7 @@ extension SecureStore {
         var q = query
         q.limit = .one
         q.returning = .data
-        return try copyMatching(q).items.first?.data
+        return try items(matching: q).first?.data
     }
 }
 

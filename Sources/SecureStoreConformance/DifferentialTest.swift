@@ -214,10 +214,10 @@ enum Operation: CustomStringConvertible {
             switch self {
             case .add(let item, let ret):
                 let r = try store.add(item, returning: ret)
-                if let ref = r.items.first?.persistentRef { refs.append(ref) }
-                return .result(render(r, refs))
+                if let ref = r.persistentRef { refs.append(ref) }
+                return .result(render([r], refs))
             case .copy(let q, let ordinal):
-                return .result(render(try store.copyMatching(withRef(q, ordinal)), refs))
+                return .result(render(try store.items(matching: withRef(q, ordinal)), refs))
             case .update(let q, let changes, let ordinal):
                 return .count(try store.update(withRef(q, ordinal), with: changes))
             case .delete(let q, let ordinal):
@@ -230,8 +230,8 @@ enum Operation: CustomStringConvertible {
         }
     }
 
-    private func render(_ r: QueryResult, _ refs: [PersistentRef]) -> String {
-        func one(_ i: ResultItem) -> String {
+    private func render(_ items: [Item], _ refs: [PersistentRef]) -> String {
+        func one(_ i: Item) -> String {
             var parts = [i.itemClass.rawValue]
             if let a = i.attributes {
                 parts.append(a.filter { $0.key != .creationDate && $0.key != .modificationDate }
@@ -241,10 +241,6 @@ enum Operation: CustomStringConvertible {
             if let p = i.persistentRef { parts.append("ref#\(refs.firstIndex(of: p).map(String.init) ?? "new")") }
             return "{" + parts.joined(separator: " ") + "}"
         }
-        switch r {
-        case .none: return "none"
-        case .item(let i): return one(i)
-        case .items(let a): return "[" + a.map(one).joined(separator: ", ") + "]"
-        }
+        return "[" + items.map(one).joined(separator: ", ") + "]"
     }
 }

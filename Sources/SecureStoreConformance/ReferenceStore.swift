@@ -5,7 +5,7 @@ import Foundation
 /// (`Sources/SecureStore/SecureStore.docc/Semantics.md`): one array, linear scans, its own tables of attributes and keys, none of the core's semantics code. The differential test compares every
 /// backend against it, so that two independent readings of the rules must agree.
 public final class ReferenceStore: SecureStore {
-    private struct Item {
+    private struct Stored {
         var ref: PersistentRef
         var cls: ItemClass
         var attrs: [String: AttributeValue]   // by Apple code
@@ -13,13 +13,17 @@ public final class ReferenceStore: SecureStore {
     }
 
     private let groups: [String]
-    private let items = Locked<[Item]>([])
+    private let items = Locked<[Stored]>([])
 
     public init(accessGroups: [String]) {
         groups = accessGroups
     }
 
     public var storeDescription: String { "reference model" }
+    public var guarantees: StorageGuarantees {
+        StorageGuarantees(atomicWrites: true, acrossProcesses: .notShared, acrossMachines: .notShared,
+                          durableOnReturn: false, insertionOrder: .processCounter)
+    }
 
     // Tables, from the semantics article.
     private static let common = ["pdmn", "agrp", "sync", "cdat", "mdat", "labl"]
@@ -143,7 +147,7 @@ public final class ReferenceStore: SecureStore {
         }
     }
 
-    private func sameKey(_ a: Item, _ b: Item) -> Bool {
+    private func sameKey(_ a: Stored, _ b: Stored) -> Bool {
         a.cls == b.cls && Self.uniqueness(a.cls).allSatisfy { code in
             guard let bv = b.attrs[code] ?? Self.defaultValue(code) else { return a.attrs[code] == nil }
             return Self.same(code, a.attrs[code], bv, folding: false)
@@ -159,7 +163,7 @@ public final class ReferenceStore: SecureStore {
     }
 
     private static func checkSecret(_ data: Data?) throws(SecureStoreError) {
-        if let data, data.count > secretLimit { throw .param("v_Data", "secret over \(secretLimit) bytes") }
+        if let data, data.count > secretLimit { throw .param("data", "secret over \(secretLimit) bytes") }
     }
 
     private func cleanAll(_ cls: ItemClass, _ attrs: [AttributeName: AttributeValue], writing: Bool = false)
@@ -177,7 +181,7 @@ public final class ReferenceStore: SecureStore {
         }
         if let g = out["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
-                throw SecureStoreError(.missingEntitlement, "group")
+                throw SecureStoreError(.missingEntitlement, "group", parameter: "agrp")
             }
         }
         return out
@@ -185,7 +189,7 @@ public final class ReferenceStore: SecureStore {
 
     // MARK: Operations
 
-    public func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult {
+    public func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> Item {
         var attrs = try cleanAll(item.itemClass, item.attributes, writing: true)
         try Self.checkSecret(item.data)
         if attrs["agrp"] == nil { attrs["agrp"] = .string(groups[0]) }
@@ -194,15 +198,15 @@ public final class ReferenceStore: SecureStore {
         let now = Date()
         attrs["cdat"] = .date(now)
         attrs["mdat"] = .date(now)
-        let new = Item(ref: .random(), cls: item.itemClass, attrs: attrs, data: item.data)
-        try items.withLock { (all: inout [Item]) throws(SecureStoreError) in
+        let new = Stored(ref: .random(), cls: item.itemClass, attrs: attrs, data: item.data)
+        try items.withLock { (all: inout [Stored]) throws(SecureStoreError) in
             for old in all where sameKey(old, new) {
                 let names = Self.uniqueness(new.cls).compactMap { AttributeName(codeOrName: $0)?.name }
                 throw SecureStoreError(.duplicateItem, "an item with the same \(names.joined(separator: ", ")) exists")
             }
             all.append(new)
         }
-        return result([new], returning, single: true)
+        return result([new], returning)[0]
     }
 
     private struct Filter {
@@ -215,13 +219,13 @@ public final class ReferenceStore: SecureStore {
 
     private func filter(_ q: ItemQuery) throws(SecureStoreError) -> Filter {
         if let ref = q.persistentRef {
-            if !q.attributes.isEmpty || q.synchronizableAny { throw .param("v_PersistentRef", "combined") }
+            if !q.attributes.isEmpty || q.synchronizableAny { throw .param("persistentRef", "combined") }
             return Filter(ref: ref, cls: q.itemClass, sync: nil)
         }
-        guard let cls = q.itemClass else { throw .param("class", "missing") }
+        guard let cls = q.itemClass else { throw .param("itemClass", "missing") }
         var f = Filter(cls: cls, attrs: try cleanAll(cls, q.attributes), folding: q.caseInsensitive)
         if let s = f.attrs.removeValue(forKey: "sync") {
-            if q.synchronizableAny { throw .param("sync", "both") }
+            if q.synchronizableAny { throw .param("synchronizableAny", "both") }
             f.sync = s == .bool(true)
         } else if q.synchronizableAny {
             f.sync = nil
@@ -229,7 +233,7 @@ public final class ReferenceStore: SecureStore {
         return f
     }
 
-    private func hit(_ i: Item, _ f: Filter) -> Bool {
+    private func hit(_ i: Stored, _ f: Filter) -> Bool {
         if let r = f.ref, i.ref != r { return false }
         if let c = f.cls, i.cls != c { return false }
         if let s = f.sync, i.attrs["sync"] != .bool(s) { return false }
@@ -240,39 +244,33 @@ public final class ReferenceStore: SecureStore {
         return true
     }
 
-    private func result(_ found: [Item], _ r: ReturnOptions, single: Bool) -> QueryResult {
-        let want = r.subtracting(.ref)
-        if want.isEmpty { return r.contains(.ref) && !single ? .items([]) : .none }
-        let shaped = found.map {
-            ResultItem(itemClass: $0.cls,
-                       attributes: want.contains(.attributes) ? Dictionary(uniqueKeysWithValues: $0.attrs.compactMap { code, v in
-                           AttributeName(codeOrName: code).map { ($0, v) } }) : nil,
-                       data: want.contains(.data) ? $0.data : nil,
-                       persistentRef: want.contains(.persistentRef) ? $0.ref : nil)
+    private func result(_ found: [Stored], _ r: ReturnOptions) -> [Item] {
+        found.map {
+            Item(itemClass: $0.cls,
+                 attributes: r.contains(.attributes) ? Dictionary(uniqueKeysWithValues: $0.attrs.compactMap { code, v in
+                     AttributeName(codeOrName: code).map { ($0, v) } }) : nil,
+                 data: r.contains(.data) ? $0.data : nil,
+                 persistentRef: r.contains(.persistentRef) ? $0.ref : nil)
         }
-        return single ? .item(shaped[0]) : .items(shaped)
     }
 
-    public func copyMatching(_ q: ItemQuery) throws(SecureStoreError) -> QueryResult {
+    public func items(matching q: ItemQuery) throws(SecureStoreError) -> [Item] {
         var limit = Int.max
-        var single = true
-        switch q.limit ?? .one {
+        switch q.limit ?? .all {
         case .one: limit = 1
-        case .all: single = false
+        case .all: break
         case .count(let n):
-            if n <= 0 { throw .param("m_Limit", "bad") }
+            if n <= 0 { throw .param("limit", "bad") }
             limit = n
-            single = n == 1
         }
         let f = try filter(q)
         let found = items.withLock { all in Array(all.filter { hit($0, f) }.prefix(limit)) }
-        if found.isEmpty { throw .notFound() }
-        return result(found, q.returning, single: single)
+        return result(found, q.returning)
     }
 
     public func update(_ q: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {
-        if q.limit != nil || q.caseInsensitive { throw .param("m_Limit", "match key in update") }
-        if !q.returning.isEmpty { throw .param("r_Data", "return key in update") }
+        if q.limit != nil || q.caseInsensitive { throw .param("limit", "match key in update") }
+        if !q.returning.isEmpty { throw .param("returning", "return key in update") }
         let f = try filter(q)
         var codes: [String: AttributeValue] = [:]
         let settable = changes.attributes.filter { $0.key.code != "cdat" && $0.key.code != "mdat" }.sorted { $0.key.code < $1.key.code }
@@ -288,11 +286,11 @@ public final class ReferenceStore: SecureStore {
         }
         if let g = codes["agrp"] {
             guard let b = Self.bytes(g), let s = String(data: b, encoding: .utf8), groups.contains(s) else {
-                throw SecureStoreError(.missingEntitlement, "group")
+                throw SecureStoreError(.missingEntitlement, "group", parameter: "agrp")
             }
         }
         try Self.checkSecret(changes.data)
-        return try items.withLock { (all: inout [Item]) throws(SecureStoreError) -> Int in
+        return try items.withLock { (all: inout [Stored]) throws(SecureStoreError) -> Int in
             var next = all
             var touched: [Int] = []
             let now = Date()
@@ -319,9 +317,9 @@ public final class ReferenceStore: SecureStore {
     }
 
     public func delete(_ q: ItemQuery) throws(SecureStoreError) -> Int {
-        if q.limit != nil || q.caseInsensitive { throw .param("m_Limit", "match key in delete") }
+        if q.limit != nil || q.caseInsensitive { throw .param("limit", "match key in delete") }
         let f = try filter(q)
-        return try items.withLock { (all: inout [Item]) throws(SecureStoreError) -> Int in
+        return try items.withLock { (all: inout [Stored]) throws(SecureStoreError) -> Int in
             let before = all.count
             all.removeAll { hit($0, f) }
             if all.count == before { throw .notFound() }

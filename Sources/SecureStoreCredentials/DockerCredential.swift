@@ -91,14 +91,8 @@ public enum DockerCredentialHelper {
         }
         // One credential per registry: docker's items for this URL under another user name go, after the new
         // one is safely in (a failure before this point leaves the old credential).
-        let others = Result { () throws(SecureStoreError) in
-            try store.copyMatching(ItemQuery(.internetPassword, query(url), limit: .all, returning: [.attributes, .persistentRef])).items
-        }
-        let items: [ResultItem]
-        switch others {
-        case .success(let found): items = found
-        case .failure(let e) where e.code == .itemNotFound: return
-        case .failure(let e): throw CredentialHelperError(e)
+        let items = try storeCall { () throws(SecureStoreError) in
+            try store.items(matching: ItemQuery(.internetPassword, query(url), returning: [.attributes, .persistentRef]))
         }
         for item in items where item.attributes?[.account]?.text != username {
             guard let ref = item.persistentRef else { continue }
@@ -110,16 +104,10 @@ public enum DockerCredentialHelper {
     static func get(_ input: Data, _ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) -> Data {
         let (serverURL, url) = try serverURL(input)
         let store = try storeCall(open)
-        let found = Result { () throws(SecureStoreError) in
-            try store.copyMatching(ItemQuery(.internetPassword, query(url), limit: .one, returning: [.attributes, .data])).items.first
+        let found = try storeCall { () throws(SecureStoreError) in
+            try store.item(matching: ItemQuery(.internetPassword, query(url), returning: [.attributes, .data]))
         }
-        let item: ResultItem
-        switch found {
-        case .success(let i?): item = i
-        case .success(nil): throw CredentialHelperError(notFoundMessage)
-        case .failure(let e) where e.code == .itemNotFound: throw CredentialHelperError(notFoundMessage)
-        case .failure(let e): throw CredentialHelperError(e)
-        }
+        guard let item = found else { throw CredentialHelperError(notFoundMessage) }
         guard let secret = String(validating: item.data ?? Data(), as: UTF8.self) else {
             throw CredentialHelperError("the stored secret for this registry is not UTF-8 text, which docker's protocol cannot carry.")
         }
@@ -144,22 +132,17 @@ public enum DockerCredentialHelper {
     static func list(_ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) -> Data {
         let store = try storeCall(open)
         let marked: [AttributeName: AttributeValue] = [.label: .string(label), .description: .string(marker)]
-        let found = Result { () throws(SecureStoreError) in
-            try store.copyMatching(ItemQuery(.internetPassword, marked, limit: .all, returning: .attributes)).items
+        let items = try storeCall { () throws(SecureStoreError) in
+            try store.items(matching: ItemQuery(.internetPassword, marked, returning: .attributes))
         }
         var entries: [String: String] = [:]
-        switch found {
-        case .success(let items):
-            for item in items {
-                let a = item.attributes ?? [:]
-                let rebuilt = RegistryURL(scheme: a[.protocol]?.text == (kSecAttrProtocolHTTP as String) ? "http" : "https",
-                                          hostname: a[.server]?.text ?? "", port: Int(a[.port]?.integer ?? 0),
-                                          path: a[.path]?.text ?? "").text
-                let url = a[.comment]?.text.flatMap { $0.isEmpty ? nil : $0 } ?? rebuilt
-                entries[url] = a[.account]?.text ?? ""
-            }
-        case .failure(let e) where e.code == .itemNotFound: break
-        case .failure(let e): throw CredentialHelperError(e)
+        for item in items {
+            let a = item.attributes ?? [:]
+            let rebuilt = RegistryURL(scheme: a[.protocol]?.text == (kSecAttrProtocolHTTP as String) ? "http" : "https",
+                                      hostname: a[.server]?.text ?? "", port: Int(a[.port]?.integer ?? 0),
+                                      path: a[.path]?.text ?? "").text
+            let url = a[.comment]?.text.flatMap { $0.isEmpty ? nil : $0 } ?? rebuilt
+            entries[url] = a[.account]?.text ?? ""
         }
         let body = entries.keys.sorted().map { "\(JSONText.quoted($0)):\(JSONText.quoted(entries[$0] ?? ""))" }
         return Data(("{" + body.joined(separator: ",") + "}\n").utf8)

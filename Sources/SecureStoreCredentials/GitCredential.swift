@@ -276,14 +276,9 @@ public enum GitCredentialHelper {
         throws(CredentialHelperError) -> Data
     {
         let store = try storeCall(open)
-        let query = ItemQuery(.internetPassword, key.queryAttributes, limit: .one, returning: [.data, .attributes])
-        let found = Result { () throws(SecureStoreError) in try store.copyMatching(query).items.first }
-        let item: ResultItem
-        switch found {
-        case .success(let i?): item = i
-        case .success(nil): return Data()
-        case .failure(let e) where e.code == .itemNotFound: return Data()
-        case .failure(let e): throw CredentialHelperError(e)
+        let query = ItemQuery(.internetPassword, key.queryAttributes, returning: [.data, .attributes])
+        guard let item = try storeCall({ () throws(SecureStoreError) in try store.item(matching: query) }) else {
+            return Data()
         }
         let secret = StoredSecret(item.data ?? Data())
         var out = Data()
@@ -336,13 +331,7 @@ public enum GitCredentialHelper {
         let store = try storeCall(open)
         let query = ItemQuery(.internetPassword, key.queryAttributes, limit: .all,
                               returning: credential.password == nil ? [.persistentRef] : [.persistentRef, .data])
-        let found = Result { () throws(SecureStoreError) in try store.copyMatching(query).items }
-        let items: [ResultItem]
-        switch found {
-        case .success(let i): items = i
-        case .failure(let e) where e.code == .itemNotFound: return
-        case .failure(let e): throw CredentialHelperError(e)
-        }
+        let items = try storeCall { () throws(SecureStoreError) in try store.items(matching: query) }
         for item in items {
             guard let ref = item.persistentRef else { continue }
             if let password = credential.password, StoredSecret(item.data ?? Data()).password != [UInt8](password) { continue }

@@ -69,7 +69,8 @@ enum Commands {
         var query = items.query
         query.returning = .data
         query.limit = .all
-        let found = try store { () throws(SecureStoreError) in try s.copyMatching(query).items }
+        let found = try store { () throws(SecureStoreError) in try s.items(matching: query) }
+        if found.isEmpty { throw .store(.notFound()) }
         guard found.count == 1, let item = found.first else {
             throw .usage("\(found.count) items match; narrow the query (e.g. --service and --account) so exactly one does.")
         }
@@ -84,15 +85,11 @@ enum Commands {
         // Without --class, every class that defines the given attributes is searched.
         let classes = items.classGiven ? [items.itemClass]
             : ItemClass.allCases.filter { c in items.attributes.keys.allSatisfy { c.attributes.contains($0) } }
-        var found: [ResultItem] = []
+        var found: [Item] = []
         for itemClass in classes {
             var query = ItemQuery(itemClass, items.attributes, limit: .all, returning: .attributes)
             query.synchronizableAny = items.attributes[.synchronizable] == nil
-            let outcome = Result { () throws(SecureStoreError) in try s.copyMatching(query).items }
-            switch outcome {
-            case .success(let more): found += more
-            case .failure(let e): if e.code != .itemNotFound { throw .store(e) }
-            }
+            found += try store { () throws(SecureStoreError) in try s.items(matching: query) }
         }
         if found.isEmpty { throw .store(.notFound()) }
         if json {
@@ -143,6 +140,7 @@ enum Commands {
             }
             let mark = factory.name == selection.backend ? "*" : " "
             lines.append("\(mark) \(factory.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(availability) — \(factory.summary)")
+            lines.append("    guarantees: \(factory.guarantees.map { "\($0)" } ?? "not declared")")
         }
         var reason = selection.reason.description
         if let config = context.config, selection.reason == .configFile(path: config) { reason += " (given with --config)" }
@@ -159,7 +157,7 @@ enum JSONOutput {
         return f
     }
 
-    static func object(_ item: ResultItem) -> [String: Any] {
+    static func object(_ item: Item) -> [String: Any] {
         var out: [String: Any] = ["class": item.itemClass.rawValue]
         for (name, value) in item.attributes ?? [:] {
             switch value {
@@ -175,7 +173,7 @@ enum JSONOutput {
 
     /// One line of `find`'s text output: the class code, then NAME=VALUE pairs by name; text escaped
     /// (`TextEscaping`), so a value can never end the line or its quotes.
-    static func line(_ item: ResultItem) -> String {
+    static func line(_ item: Item) -> String {
         let attrs = (item.attributes ?? [:]).sorted { $0.key.name < $1.key.name }
             .map { "\($0.key.name)=\(text($0.value))" }.joined(separator: " ")
         return "\(item.itemClass.rawValue) \(attrs)\n"

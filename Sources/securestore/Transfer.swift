@@ -1,6 +1,7 @@
 import Foundation
 import SecureStore
 import SQLiteStore
+import SecureStoreCrypto
 import SecureStoreCLI
 #if Postgres
 import PostgresStore
@@ -50,6 +51,7 @@ enum Transfer {
         guard FileManager.default.fileExists(atPath: input) else { throw .usage("\(input) does not exist.") }
         let secret = try passphrase(confirm: false)
         let target = try transferable(try context.open())
+        progress("importing into \(target.storeDescription): \(target.guarantees.transferPromise)")
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
             let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
             return try target.importRecords(try source.exportRecords())
@@ -57,7 +59,8 @@ enum Transfer {
         StandardStreams.report("imported \(n) item(s) from \(input)")
     }
 
-    /// Copies every record into the store another config selects, in one transaction, then verifies each copy.
+    /// Copies every record into the store another config selects, in one transaction (atomic where the target's
+    /// guarantees say so, undone best effort elsewhere; the progress line says which), then verifies each copy.
     static func migrate(to config: String, _ context: Context) throws(CLIError) {
         let source = try transferable(try context.open())
         let target = try transferable(try Commands.store { () throws(SecureStoreError) in
@@ -65,7 +68,8 @@ enum Transfer {
                 .filter { $0.key != "SECURESTORE_BACKEND" }).open()
         })
         let all = try records(source)
-        progress("copying \(all.count) item(s) from \(source.storeDescription) to \(target.storeDescription)")
+        progress("copying \(all.count) item(s) from \(source.storeDescription) to \(target.storeDescription): "
+            + target.guarantees.transferPromise)
         try Commands.store { () throws(SecureStoreError) in try target.importRecords(all) }
         let copied = Dictionary(try records(target).map { ($0.persistentRef, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, record) in all.enumerated() {
@@ -86,7 +90,7 @@ enum Transfer {
 
     /// Rotates the SQLite or PostgreSQL store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
     static func rekey(to target: RekeyTarget, _ context: Context) throws(CLIError) {
-        let key: SQLiteKey
+        let key: StoreKey
         switch target {
         case .keyFile(let file): key = .keyFile(file)
         case .passphraseEnvironment(let variable):

@@ -140,6 +140,11 @@ struct CLITests {
         }
         let backends = try tool.run(["backends"])
         #expect(String(decoding: backends.stdout, as: UTF8.self).contains("selected: sqlite"))
+        // Each backend's declared guarantees, one line under it.
+        let listing = String(decoding: backends.stdout, as: UTF8.self)
+        #expect(listing.contains("guarantees: atomic writes, processes: full, machines: not shared, durable on return"))
+        #expect(listing.contains("guarantees: best-effort rollback, processes: writers serialized"))
+        #expect(listing.contains("guarantees: atomic writes, processes: full, machines: full"))
     }
 }
 

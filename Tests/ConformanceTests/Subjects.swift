@@ -76,13 +76,14 @@ final class TemporarySQLiteStore: SecureStore, @unchecked Sendable {   // `store
     }
 
     var storeDescription: String { store?.storeDescription ?? "closed" }
+    var guarantees: StorageGuarantees { SQLiteBackend.guarantees }
 
-    func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> QueryResult {
+    func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> Item {
         try open.add(item, returning: returning)
     }
 
-    func copyMatching(_ query: ItemQuery) throws(SecureStoreError) -> QueryResult {
-        try open.copyMatching(query)
+    func items(matching query: ItemQuery) throws(SecureStoreError) -> [Item] {
+        try open.items(matching: query)
     }
 
     func update(_ query: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {

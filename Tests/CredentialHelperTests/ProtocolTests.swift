@@ -26,15 +26,8 @@ final class Harness: @unchecked Sendable {
         }
     }
 
-    func items() throws -> [ResultItem] {
-        let r = Result { () throws(SecureStoreError) in
-            try store.copyMatching(ItemQuery(.internetPassword, limit: .all, returning: [.attributes, .data])).items
-        }
-        switch r {
-        case .success(let items): return items
-        case .failure(let e) where e.code == .itemNotFound: return []
-        case .failure(let e): throw e
-        }
+    func items() throws -> [Item] {
+        try store.items(matching: ItemQuery(.internetPassword, returning: [.attributes, .data]))
     }
 }
 

@@ -23,8 +23,8 @@ struct PostgresPoolTests {
                     let name = "t\(t)-\(i)"
                     do throws(SecureStoreError) {
                         try store.add(NewItem(.genericPassword, generic("pool", name), data: Data(name.utf8)), returning: [])
-                        let read = try store.copyMatching(ItemQuery(.genericPassword, generic("pool", name), returning: .data))
-                        lines.append(read.items.first?.data == Data(name.utf8) ? "ok" : "wrong \(name)")
+                        let read = try store.items(matching: ItemQuery(.genericPassword, generic("pool", name), returning: .data))
+                        lines.append(read.first?.data == Data(name.utf8) ? "ok" : "wrong \(name)")
                     } catch {
                         lines.append("err \(name) \(error)")
                     }
@@ -43,8 +43,8 @@ struct PostgresPoolTests {
         #expect(lines.filter { $0 == "ok" }.count == 16 * 15, "\(lines.filter { $0.hasPrefix("err") || $0.hasPrefix("wrong") }.prefix(3))")
         #expect(lines.filter { $0 == "shared" }.count == 15)
         #expect(lines.filter { $0 == "dup" }.count == 15 * 15)
-        let all = try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("pool")], limit: .all, returning: .attributes))
-        #expect(all.items.count == 16 * 15 + 15)
+        let all = try store.items(matching: ItemQuery(.genericPassword, [.service: .string("pool")], limit: .all, returning: .attributes))
+        #expect(all.count == 16 * 15 + 15)
     }
 
     @Test("pool size and timeouts out of range are refused as param errors")

@@ -4,6 +4,7 @@ import TestSupport
 import SecureStore
 import PostgresStore
 import SQLiteStore
+import SecureStoreCrypto
 
 @Suite("PostgreSQL store", .requires(.postgres))
 struct PostgresStoreTests {
@@ -19,15 +20,13 @@ struct PostgresStoreTests {
             #expect(store.storeDescription.contains("namespace \(ns)"))
         }
         let again = try Server.store(namespace: ns, key: key)
-        let found = try again.copyMatching(ItemQuery(.genericPassword, generic("svc", "alice"), returning: [.data, .attributes]))
-        #expect(found.items.first?.data == Data([0, 1, 2, 255]))
-        #expect(found.items.first?.attributes?[.label] == .string("L"))
-        let internet = try again.copyMatching(ItemQuery(.internetPassword, [.server: .string("example.com")], returning: .attributes))
-        #expect(internet.items.first?.attributes?[.port] == .number(8443))
+        let found = try again.items(matching: ItemQuery(.genericPassword, generic("svc", "alice"), returning: [.data, .attributes]))
+        #expect(found.first?.data == Data([0, 1, 2, 255]))
+        #expect(found.first?.attributes?[.label] == .string("L"))
+        let internet = try again.items(matching: ItemQuery(.internetPassword, [.server: .string("example.com")], returning: .attributes))
+        #expect(internet.first?.attributes?[.port] == .number(8443))
         let other = try Server.store(namespace: Server.freshNamespace(), key: key)
-        #expect(failure { () throws(SecureStoreError) in
-            _ = try other.copyMatching(ItemQuery(.genericPassword, limit: .all))
-        }?.code == .itemNotFound)
+        #expect(try other.items(matching: ItemQuery(.genericPassword)).isEmpty)
     }
 
     @Test("a wrong key or passphrase fails with authFailed; the right passphrase opens the namespace")
@@ -41,12 +40,37 @@ struct PostgresStoreTests {
         try first.add(NewItem(.genericPassword, generic("p", "q"), data: Data("x".utf8)), returning: [])
         let second = try PostgresStore(url: Server.url(), key: .passphrase("correct horse"), namespace: pns,
                                        passwordEnv: Server.passwordEnv)
-        #expect(try second.copyMatching(ItemQuery(.genericPassword, generic("p", "q"), returning: .data)).items.first?.data
+        #expect(try second.items(matching: ItemQuery(.genericPassword, generic("p", "q"), returning: .data)).first?.data
                 == Data("x".utf8))
         #expect(failure { () throws(SecureStoreError) in
             _ = try PostgresStore(url: Server.url(), key: .passphrase("wrong"), namespace: pns, passwordEnv: Server.passwordEnv)
         }?.code == .authFailed)
         #expect(failure { () throws(SecureStoreError) in _ = try Server.store(namespace: pns, key: key) }?.code == .authFailed)
+    }
+
+    @Test("a namespace that exists is never given a new key file: a missing one is an error and none is written")
+    func missingKeyFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-key-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ns = Server.freshNamespace("keyfile"), keyFile = folder + "/store.key"
+        do {
+            let store = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns,
+                                          passwordEnv: Server.passwordEnv)
+            try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("v".utf8)), returning: [])
+        }
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+        #expect(unlink(keyFile) == 0)
+        let e = failure { () throws(SecureStoreError) in
+            _ = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns, passwordEnv: Server.passwordEnv)
+        }
+        #expect(e?.code == .notAvailable, "\(String(describing: e))")
+        #expect(!FileManager.default.fileExists(atPath: keyFile), "a new key file was written for an existing namespace")
+        // A new namespace still gets its key file.
+        _ = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: Server.freshNamespace("keyfile"),
+                              passwordEnv: Server.passwordEnv)
+        #expect(FileManager.default.fileExists(atPath: keyFile))
     }
 
     @Test("the database owner reading every table finds none of the stored plaintext")
@@ -77,7 +101,7 @@ struct PostgresStoreTests {
             "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
             as: UTF8.self)
         #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea")
+                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea")
     }
 
     @Test("the database enforces uniqueness: a second row with the same key is refused as duplicateItem")
@@ -107,13 +131,13 @@ struct PostgresStoreTests {
         let killed = try Server.psql(["-At", "-c",
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
         #expect(String(decoding: killed, as: UTF8.self).hasPrefix("1"))
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("d", "1"), returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("d", "1"), returning: .data)).first?.data
                 == Data("1".utf8))
         _ = try Server.psql(["-At", "-c",
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '\(app)'"])
         try store.add(NewItem(.genericPassword, generic("d", "2"), data: Data("2".utf8)), returning: [])
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("d")], limit: .all,
-                                                 returning: .attributes)).items.count == 2)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: .string("d")], limit: .all,
+                                                 returning: .attributes)).count == 2)
     }
 
     @Test("a multi-host URL with target_session_attrs=read-write skips a dead host")
@@ -125,8 +149,8 @@ struct PostgresStoreTests {
         let ns = Server.freshNamespace(), key = randomKey()
         let store = try Server.store(namespace: ns, key: key, url: failover)
         try store.add(NewItem(.genericPassword, generic("m", "h"), data: Data("x".utf8)), returning: [])
-        #expect(try Server.store(namespace: ns, key: key).copyMatching(
-            ItemQuery(.genericPassword, generic("m", "h"), returning: .data)).items.first?.data == Data("x".utf8))
+        #expect(try Server.store(namespace: ns, key: key).items(matching: 
+            ItemQuery(.genericPassword, generic("m", "h"), returning: .data)).first?.data == Data("x".utf8))
     }
 
     @Test("the schema lives in the URL's search_path and is versioned: a newer version is refused")
@@ -144,6 +168,26 @@ struct PostgresStoreTests {
         #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
     }
 
+    @Test("a schema 2 database is upgraded to 3 on first use (the secret column added, the version row written)")
+    func schemaUpgrade() throws {
+        let schema = "u\(UInt64.random(in: 0...UInt64.max))"
+        _ = try Server.psql(["-c", "CREATE SCHEMA \(schema)"])
+        let url = try Server.url() + "?options=-csearch_path%3D\(schema)"
+        let key = randomKey()
+        _ = try Server.store(namespace: "ns", key: key, url: url)
+        // Back to the tables of schema 2 (no item yet: items of format 2 are read as they are).
+        _ = try Server.psql(["-c", "ALTER TABLE \(schema).securestore_items DROP COLUMN secret; "
+            + "DELETE FROM \(schema).securestore_schema; INSERT INTO \(schema).securestore_schema VALUES (2)"])
+        let store = try Server.store(namespace: "ns", key: key, url: url)
+        try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data("x".utf8)))
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "v"), returning: .data))?.data
+                == Data("x".utf8))
+        let version = try Server.psql(["-At", "-c", "SELECT max(version) FROM \(schema).securestore_schema"])
+        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "3")
+        let secrets = try Server.psql(["-At", "-c", "SELECT count(secret) FROM \(schema).securestore_items"])
+        #expect(String(decoding: secrets, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+    }
+
     @Test("a row altered on the server is detected: decode error, no wrong data")
     func tamper() throws {
         let ns = Server.freshNamespace("tamper")
@@ -156,7 +200,7 @@ struct PostgresStoreTests {
             WHERE i.namespace = '\(ns)' AND o.namespace = '\(ns)' AND i.id <> o.id
             """])
         let swapped = failure { () throws(SecureStoreError) in
-            _ = try store.copyMatching(ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+            _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
         }
         #expect(swapped?.code == .decode, "\(String(describing: swapped))")
     }
@@ -208,7 +252,7 @@ struct PostgresStoreTests {
         try writable.add(NewItem(.genericPassword, generic("ro", "a"), data: Data("a".utf8)), returning: [])
         let url = try Server.url() + "?options=-c%20default_transaction_read_only%3Don"
         let store = try PostgresStore(url: url, key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("ro", "a"), returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("ro", "a"), returning: .data)).first?.data
                 == Data("a".utf8))
         let add = failure { () throws(SecureStoreError) in
             try store.add(NewItem(.genericPassword, generic("ro", "b"), data: Data()), returning: [])
@@ -217,7 +261,7 @@ struct PostgresStoreTests {
         #expect(add?.message.contains("target_session_attrs=read-write") == true)
         #expect(failure { () throws(SecureStoreError) in _ = try store.delete(ItemQuery(.genericPassword)) }?.code == .readOnly)
         #expect(failure { () throws(SecureStoreError) in _ = try store.clear([.genericPassword]) }?.code == .readOnly)
-        #expect(try writable.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1)
+        #expect(try writable.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes)).count == 1)
         // A new namespace needs a write: refused the same way.
         #expect(failure { () throws(SecureStoreError) in
             _ = try PostgresStore(url: url, key: .raw(key), namespace: Server.freshNamespace(), passwordEnv: Server.passwordEnv)
@@ -264,7 +308,7 @@ struct PostgresTimeoutTests {
         #expect(waited < .seconds(3), "bounded by the 1 s timeout: \(waited)")
         _ = reap(holder, timeout: .seconds(30))
         try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data("x".utf8)), returning: [])
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).first?.data
                 == Data("x".utf8))
     }
 }
@@ -288,7 +332,7 @@ struct PostgresProcessTests {
         #expect(racingLines.filter { $0.hasPrefix("dup ") }.count == 60)
         #expect(problems(racingLines).isEmpty, "\(problems(racingLines))")
         let store = try Server.store(namespace: ns, key: key)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 120)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes)).count == 120)
     }
 
     @Test("4 processes running the same mixed sequence leave PostgreSQL exactly as they leave SQLite")
@@ -315,7 +359,7 @@ struct PostgresProcessTests {
             return tally
         }
         func state(_ store: any SecureStore) throws -> [String] {
-            let items = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data])).items
+            let items = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
             return items.map { item in
                 let account = item.attributes?[.account].map { "\($0)" } ?? "-"
                 let label = item.attributes?[.label].map { "\($0)" } ?? "-"

@@ -8,14 +8,7 @@ import PostgresStore
 struct PostgresRekeyTests {
     func all(_ store: PostgresStore) throws(SecureStoreError) -> [String: Data] {
         var out: [String: Data] = [:]
-        let items: [ResultItem]
-        do throws(SecureStoreError) {
-            items = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data])).items
-        } catch {
-            if error.code == .itemNotFound { return [:] }
-            throw error
-        }
-        for item in items {
+        for item in try store.items(matching: ItemQuery(.genericPassword, returning: [.attributes, .data])) {
             if case .string(let account)? = item.attributes?[.account] { out[account] = item.data ?? Data() }
         }
         return out
@@ -59,7 +52,7 @@ struct PostgresRekeyTests {
                 try stale.update(ItemQuery(.genericPassword, generic("st", "x")), with: ItemChanges(data: Data("z".utf8))) }),
             ("delete", { () throws(SecureStoreError) in try stale.delete(ItemQuery(.genericPassword, generic("st", "x"))) }),
             ("read", { () throws(SecureStoreError) in
-                _ = try stale.copyMatching(ItemQuery(.genericPassword, generic("st", "x"), returning: .data)) }),
+                _ = try stale.items(matching: ItemQuery(.genericPassword, generic("st", "x"), returning: .data)) }),
         ]
         for (name, attempt) in attempts {
             let error = failure(attempt)
@@ -104,9 +97,13 @@ struct PostgresRekeyTests {
         let ns = Server.freshNamespace("rekeyrace"), old = randomKey(), new = randomKey()
         let store = try Server.store(namespace: ns, key: old)
         let workers = try (0..<4).map { w in try Worker(["add", "pg:\(ns)", hex(old), "w\(w)", "0", "300"]) }
-        // Rekey once the writers are well under way.
+        // Rekey once the writers are well under way: every one of them has opened the store and written.
         let start = ContinuousClock.now
-        while try all(store).count < 40, ContinuousClock.now - start < .seconds(30) { usleep(20_000) }
+        func underWay() throws -> Bool {
+            let names = try all(store).keys
+            return names.count >= 40 && (0..<4).allSatisfy { w in names.contains { $0.hasPrefix("w\(w)-") } }
+        }
+        while try !underWay(), ContinuousClock.now - start < .seconds(30) { usleep(20_000) }
         try store.rekey(to: .raw(new))
         let lines = workers.flatMap { $0.finish() }
         let ok = Set(lines.filter { $0.hasPrefix("ok ") }.map { String($0.dropFirst(3)) })

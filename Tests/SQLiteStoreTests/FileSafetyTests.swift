@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import SecureStore
 @testable import SQLiteStore
+import SecureStoreCrypto
 
 /// Store and key files checked like ssh checks its keys. The tests run as root, which ignores permission
 /// bits for access, but stat() still shows mode and owner: "another user" is a file chown'ed to uid 65534.

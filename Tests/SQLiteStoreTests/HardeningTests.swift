@@ -185,7 +185,7 @@ struct HardeningTests {
         let before = fileState(path)
         let e = failure { () throws(SecureStoreError) in
             let store = try SQLiteStore(path: path, key: .raw(key), readOnly: readOnly)
-            _ = try store.copyMatching(ItemQuery(.genericPassword, limit: .all))
+            _ = try store.items(matching: ItemQuery(.genericPassword, limit: .all))
         }
         #expect(e?.code == expected, "\(kind): \(String(describing: e))")
         #expect(e?.message.contains(words) == true, "\(kind): \(String(describing: e))")

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import SecureStore
 @testable import SQLiteStore
+import SecureStoreCrypto
 
 /// The key epoch: a store re-keyed by another process or store object makes a stale writer fail before it
 /// writes a row, so nothing acknowledged is ever unreadable under the new key.
@@ -42,14 +43,14 @@ struct KeyEpochTests {
             #expect(e.code == .authFailed, "\(e)")
             #expect(e.message.contains("re-keyed"), "\(e)")
         }
-        let list = Result { () throws(SecureStoreError) in try stale.copyMatching(ItemQuery(.genericPassword, limit: .all)) }
+        let list = Result { () throws(SecureStoreError) in try stale.items(matching: ItemQuery(.genericPassword, limit: .all)) }
         if case .failure(let e) = list { #expect(e.code == .authFailed, "\(e)") }
 
         // The object that re-keyed keeps working (its epoch moved with it).
         try rotator.add(NewItem(.genericPassword, generic("svc", "rotator"), data: Data("r".utf8)))
         let reopened = try SQLiteStore(path: s.db, key: .raw(new))
-        let accounts = try reopened.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
-            .items.compactMap { $0.attributes?[.account]?.text }.sorted()
+        let accounts = try reopened.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+            .compactMap { $0.attributes?[.account]?.text }.sorted()
         #expect(accounts == ["before", "rotator"], "nothing of the stale writes landed")
         #expect(try secret(reopened, "svc", "before") == Data("b".utf8))
         let oldKey = failure { () throws(SecureStoreError) in _ = try SQLiteStore(path: s.db, key: .raw(old)) }
@@ -160,7 +161,7 @@ struct KeyEpochTests {
             unreadable.append(name)
         }
         #expect(unreadable.isEmpty, "acknowledged but unreadable under the new key: \(unreadable.prefix(10))")
-        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items
+        let all = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes))
         #expect(all.count == names.count, "every stored item was acknowledged, every acknowledged one is stored")
         print("[rekey under load] \(names.count) of \(workerCount * addsPerWorker) adds acknowledged before the rekey stopped the rest")
     }

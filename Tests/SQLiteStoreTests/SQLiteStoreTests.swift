@@ -22,8 +22,8 @@ struct SQLiteStoreTests {
             _ = date
         }
         let store = try SQLiteStore(path: s.db, key: .raw(key))
-        let item = try store.copyMatching(ItemQuery(.genericPassword, generic("svc", "acct"), returning: [.data, .attributes]))
-            .items.first
+        let item = try store.items(matching: ItemQuery(.genericPassword, generic("svc", "acct"), returning: [.data, .attributes]))
+            .first
         #expect(item?.data == Data("pw".utf8))
         #expect(item?.attributes?[.generic] == .data(Data([0, 1, 2])))
         #expect(item?.attributes?[.label] == .string("L"))
@@ -40,9 +40,17 @@ struct SQLiteStoreTests {
         ]
         let record = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes,
                                 data: Data([1, 2, 3]))
-        let back = RecordCodec.decode(RecordCodec.encode(record))
+        let back = RecordCodec.decode(RecordCodec.encode(record), secret: [1, 2, 3])
         #expect(back == record)
-        #expect(RecordCodec.decode(Array(RecordCodec.encode(record).dropLast())) == nil)
+        #expect(RecordCodec.decode(Array(RecordCodec.encode(record).dropLast()), secret: [1, 2, 3]) == nil)
+        // Format 3 holds no secret: "has one" without it, or one given for a record without, is no record.
+        #expect(RecordCodec.decode(RecordCodec.encode(record)) == nil)
+        let none = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes, data: nil)
+        #expect(RecordCodec.decode(RecordCodec.encode(none)) == none)
+        #expect(RecordCodec.decode(RecordCodec.encode(none), secret: []) == nil)
+        // Format 2 holds its secret: one given apart as well is no record.
+        #expect(RecordCodec.decode(RecordCodec.encodeWithSecret(record)) == record)
+        #expect(RecordCodec.decode(RecordCodec.encodeWithSecret(record), secret: [1, 2, 3]) == nil)
     }
 
     @Test("record format 2 keeps \"no secret\" apart from an empty one; a format 1 record keeps its meaning")
@@ -59,50 +67,124 @@ struct SQLiteStoreTests {
         let v1Secret = [UInt8(1)] + chunk(Array("genp".utf8)) + chunk(Array(ref.data)) + chunk([7, 8])
             + withUnsafeBytes(of: UInt32(0).bigEndian, Array.init)
         #expect(RecordCodec.decode(v1Secret)?.data == Data([7, 8]))
-        // Re-encoded, it is format 2 and means the same.
+        // Re-encoded, it is format 3 (the secret apart) and means the same.
         if let old {
             let again = RecordCodec.encode(old)
-            #expect(again.first == 2)
-            #expect(RecordCodec.decode(again) == old)
+            #expect(again.first == 3)
+            #expect(RecordCodec.decode(again, secret: old.data.map(Array.init)) == old)
         }
         for data in [nil, Data(), Data([0])] as [Data?] {
             let record = ItemRecord(persistentRef: ref, itemClass: .internetPassword,
                                     attributes: [.protocol: .number(0x6874_7073), .authenticationType: .string("dflt")], data: data)
-            let encoded = RecordCodec.encode(record)
+            let encoded = RecordCodec.encodeWithSecret(record)
             #expect(RecordCodec.decode(encoded) == record, "\(String(describing: data))")
             #expect(RecordCodec.decode(encoded)?.data == data)
+            #expect(RecordCodec.decode(RecordCodec.encode(record), secret: data.map(Array.init)) == record)
         }
-        // Format 2's flag is 0 or 1; anything else, or a missing secret after 1, is not a record.
-        var bad = RecordCodec.encode(ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: [:], data: nil))
+        // The flag of formats 2 and 3 is 0 or 1; anything else, or a missing secret after 1, is not a record.
+        var bad = RecordCodec.encodeWithSecret(ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: [:], data: nil))
         let flagAt = 1 + 4 + 4 + 4 + 16
         #expect(bad[flagAt] == 0)
         bad[flagAt] = 2
         #expect(RecordCodec.decode(bad) == nil)
         bad[flagAt] = 1
         #expect(RecordCodec.decode(bad) == nil)
-        #expect(RecordCodec.decode([3] + v1.dropFirst()) == nil)
+        #expect(RecordCodec.decode([4] + v1.dropFirst()) == nil)
     }
 
-    @Test("a schema 1 file is read as it is and marked schema 2 when opened for writing")
-    func schemaUpgrade() throws {
+    @Test("committed schema 1 and 2 stores are read as they are (also for reading only) and upgraded to schema 3 by the first write, in one transaction",
+          arguments: [1, 2])
+    func schemaUpgrade(from version: Int) throws {
         let s = try Scratch()
         defer { s.cleanUp() }
-        let key = randomKey()
-        do {
-            let store = try SQLiteStore(path: s.db, key: .raw(key))
-            try store.add(NewItem(.genericPassword, generic("svc", "empty"), data: Data()))
-            try store.add(NewItem(.genericPassword, generic("svc", "none")))
+        // The fixtures are copied: a test never writes into the repository.
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let db = s.path("old.db"), key = s.path("old.key")
+        for (from, to) in [("v\(version).db", db), ("v\(version).key", key)] {
+            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(from).path, toPath: to)
+            chmod(to, 0o600)
         }
-        RawDB(s.db).exec("PRAGMA user_version = 1")
-        do {
-            let reader = try SQLiteStore(path: s.db, key: .raw(key), readOnly: true)
-            #expect(try reader.copyMatching(ItemQuery(.genericPassword, generic("svc", "empty"), returning: .data)).items.first?.data == Data())
+        func columns() -> String { RawDB(db).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')") }
+        func indexes() -> String {
+            RawDB(db).text("SELECT group_concat(name || ':' || \"unique\", ',') FROM (SELECT * FROM pragma_index_list('items') ORDER BY name)")
         }
-        #expect(userVersion(s.db) == 1, "a read-only open changes nothing")
-        let store = try SQLiteStore(path: s.db, key: .raw(key))
-        #expect(userVersion(s.db) == SQLiteBackend.schemaVersion)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("svc", "none"), returning: .data)).items.first?.data == nil)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, generic("svc", "empty"), returning: .data)).items.first?.data == Data())
+        func expectContents(_ store: SQLiteStore, _ stage: String) throws {
+            #expect(try secret(store, "fixture.service", "alice") == Data("secret-alice".utf8), "\(stage)")
+            #expect(try secret(store, "fixture.service", "empty") == Data(), "\(stage): an empty secret stays empty")
+            if version == 2 {
+                #expect(try secret(store, "fixture.none", "bob") == nil, "\(stage): no secret stays none")
+            }
+            let carol = try store.item(matching: ItemQuery(.internetPassword, [.server: "example.com", .account: "carol"],
+                                                         returning: [.data, .attributes]))
+            #expect(carol?.data == Data("pw-carol".utf8) && carol?.attributes?[.port] == .number(8443), "\(stage)")
+            let key = try store.item(matching: ItemQuery(.key, [.applicationTag: .data(Data("fixture-tag".utf8))],
+                                                       returning: .data))
+            #expect(key?.data == Data(repeating: 0xA5, count: 32), "\(stage)")
+            let labels = try store.exportRecords().map { $0.attributes[.account]?.text ?? $0.attributes[.label]?.text ?? "?" }
+            let expected = version == 2 ? ["alice", "empty", "bob", "carol", "k"] : ["alice", "empty", "carol", "k"]
+            #expect(Array(labels.prefix(expected.count)) == expected, "\(stage): insertion order")
+        }
+        let oldColumns = columns(), oldIndexes = indexes()
+        #expect(!oldColumns.contains("secret"))
+        do {
+            let reader = try SQLiteStore(path: db, key: .keyFile(key), readOnly: true)
+            try expectContents(reader, "read-only")
+            #expect(failure { () throws(SecureStoreError) in
+                try reader.add(NewItem(.genericPassword, generic("new", "x"), data: Data()))
+            }?.code == .readOnly)
+        }
+        let store = try SQLiteStore(path: db, key: .keyFile(key))
+        try expectContents(store, "opened for writing")
+        #expect(userVersion(db) == Int64(version), "opening writes nothing")
+        // A write the core refuses rolls the upgrade back with it.
+        #expect(failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("fixture.service", "alice"), data: Data()))
+        }?.code == .duplicateItem)
+        #expect(userVersion(db) == Int64(version) && columns() == oldColumns && indexes() == oldIndexes)
+        try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
+                         with: ItemChanges([.comment: "upgraded"]))
+        #expect(userVersion(db) == 3)
+        #expect(columns() == "id,cls,ref,ukey,svc,acct,blob,secret")
+        #expect(indexes() == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
+        // Every row re-sealed in format 3: a secret sealed apart for each item that has one.
+        #expect(RawDB(db).integer("SELECT count(secret) FROM items") == (version == 2 ? 4 : 4))
+        try expectContents(store, "after the upgrade")
+        try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
+        let again = try SQLiteStore(path: db, key: .keyFile(key))
+        try expectContents(again, "reopened")
+        #expect(try secret(again, "fixture.service", "dave") == Data("d".utf8))
+    }
+
+    @Test("the UNIQUE indexes back the core up: a row with a taken key is a duplicate, the same error the core gives")
+    func uniqueIndexes() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("1".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("2".utf8)))
+        let raw = RawDB(s.db)
+        // Another row with the first row's key index: refused by the index itself.
+        #expect(raw.exec("UPDATE items SET ukey = (SELECT ukey FROM items WHERE id = 1) WHERE id = 2") != SQLITE_OK)
+        #expect(raw.exec("INSERT INTO items(cls, ref, ukey, blob) SELECT cls, ref, x'00', blob FROM items WHERE id = 1") != SQLITE_OK)
+        #expect(try secret(store, "svc", "b") == Data("2".utf8))
+    }
+
+    @Test("a secret is bound to its row: a secret moved to another row does not open")
+    func secretBoundToRow() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("two".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "c")))
+        let raw = RawDB(s.db)
+        raw.exec("UPDATE items SET secret = (SELECT secret FROM items WHERE id = 1) WHERE id = 2")
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "b") }?.code == .decode)
+        // A secret given to an item that has none, or taken from one that has one, is damage too.
+        raw.exec("UPDATE items SET secret = (SELECT secret FROM items WHERE id = 1) WHERE id = 3")
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "c") }?.code == .decode)
+        raw.exec("UPDATE items SET secret = NULL WHERE id = 1")
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "a") }?.code == .decode)
     }
 
     private func userVersion(_ path: String) -> Int64? {
@@ -244,7 +326,7 @@ struct SQLiteStoreTests {
         _ = FileManager.default.createFile(atPath: truncated, contents: full.prefix(full.count / 2), attributes: [.posixPermissions: 0o600])
         let e2 = failure { () throws(SecureStoreError) in
             let store = try SQLiteStore(path: truncated, key: .raw(key))
-            _ = try store.copyMatching(ItemQuery(.genericPassword, limit: .all))
+            _ = try store.items(matching: ItemQuery(.genericPassword, limit: .all))
         }
         #expect(e2 != nil)
         #expect(e2?.code == .decode || e2?.code == .io || e2?.code == .internalError, "\(String(describing: e2))")
@@ -381,7 +463,7 @@ struct SQLiteProcessTests {
         #expect(!racingLines.contains { $0.hasPrefix("err") || $0.hasPrefix("fatal") || $0.contains("locked") },
                 "\(racingLines.filter { !$0.hasPrefix("ok") && !$0.hasPrefix("dup") })")
         let store = try SQLiteStore(path: s.db, key: .raw(key))
-        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count
+        let all = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes)).count
         #expect(all == 120)
     }
 
@@ -405,7 +487,7 @@ struct SQLiteProcessTests {
         #expect(mode(s.path("config/securestore/store.key")) == 0o600)
         let key = fm.contents(atPath: s.path("config/securestore/store.key")) ?? Data()
         let store = try SQLiteStore(path: s.path("data/securestore/store.db"), key: .raw(key))
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("default")], returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: .string("default")], returning: .data)).first?.data
                 == Data("d".utf8))
     }
 
@@ -425,12 +507,9 @@ struct SQLiteProcessTests {
             reported += lines.filter { $0.hasPrefix("ok ") }.map { String($0.dropFirst(3)) }
             #expect(RawDB(s.db).text("PRAGMA integrity_check") == "ok")
             let store = try SQLiteStore(path: s.db, key: .raw(key))
-            // A slow machine (or a sanitizer) may kill the worker before its first add: no item is not an error.
-            let all = Result { () throws(SecureStoreError) -> QueryResult in
-                try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
-            }
-            if case .failure(let e) = all, e.code != .itemNotFound { throw e }
-            let names = Set(((try? all.get())?.items ?? []).compactMap { $0.attributes?[.account]?.text })
+            // A slow machine (or a sanitizer) may kill the worker before its first add: no items is fine.
+            let all = try store.items(matching: ItemQuery(.genericPassword, returning: .attributes))
+            let names = Set(all.compactMap { $0.attributes?[.account]?.text })
             let missing = reported.filter { !names.contains($0) }
             #expect(missing.isEmpty, "round \(round): lost \(missing.prefix(5))")
         }

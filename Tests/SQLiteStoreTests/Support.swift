@@ -16,9 +16,9 @@ struct Scratch {
     func cleanUp() { try? FileManager.default.removeItem(at: dir) }
 }
 
-/// The secret of the generic password with this service and account (throws when absent or unreadable).
+/// The secret of the generic password with this service and account (nil when absent; throws when unreadable).
 func secret(_ store: SQLiteStore, _ service: String, _ account: String) throws(SecureStoreError) -> Data? {
-    try store.copyMatching(ItemQuery(.genericPassword, generic(service, account), returning: .data)).items.first?.data
+    try store.items(matching: ItemQuery(.genericPassword, generic(service, account), returning: .data)).first?.data
 }
 
 /// Direct SQL on a store file, bypassing the backend (for tampering and integrity checks).

@@ -133,16 +133,10 @@ struct SecItemTests {
         #expect((counts[errSecSuccess] ?? 0) > 0)
     }
 
-    private func snapshot(_ store: any SecureStore) throws -> [ResultItem] {
-        var out: [ResultItem] = []
+    private func snapshot(_ store: any SecureStore) throws -> [Item] {
+        var out: [Item] = []
         for c in ItemClass.allCases {
-            let r = Result { () throws(SecureStoreError) -> QueryResult in
-                try store.copyMatching(ItemQuery(c, synchronizableAny: true, limit: .all, returning: [.attributes, .data, .persistentRef]))
-            }
-            switch r {
-            case .success(let q): out += q.items
-            case .failure(let e): if e.code != .itemNotFound { throw e }
-            }
+            out += try store.items(matching: ItemQuery(c, synchronizableAny: true, returning: [.attributes, .data, .persistentRef]))
         }
         return out
     }
@@ -196,5 +190,19 @@ struct Fuzz: RandomNumberGenerator {
             d[Fuzz.keys.randomElement(using: &self) ?? ""] = value()
         }
         return d
+    }
+}
+
+@Suite("SecItem error keys")
+struct SecItemErrorKeyTests {
+    @Test("a typed-API parameter name becomes the SecItem dictionary key; other names pass through")
+    func appleKeys() {
+        let pairs = [("limit", "m_Limit"), ("caseInsensitive", "m_CaseInsensitive"), ("returning", "r_Data"),
+                     ("data", "v_Data"), ("persistentRef", "v_PersistentRef"), ("itemClass", "class"),
+                     ("synchronizableAny", "sync"), ("acct", "acct"), ("url", "url")]
+        for (swift, apple) in pairs {
+            #expect(appleShaped(.param(swift, "m")).parameter == apple, "\(swift)")
+        }
+        #expect(appleShaped(SecureStoreError(.io, "m")).parameter == nil)
     }
 }

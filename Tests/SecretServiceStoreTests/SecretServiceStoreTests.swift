@@ -119,13 +119,11 @@ struct SecretServiceStoreTests {
         let stored = try Self.run(["sh", "-c", "printf 'foreign-secret' | secret-tool store --label x service \(service) account A"])
         #expect(stored.status == 0)
         try store.add(NewItem(.genericPassword, [.service: .string(service), .account: "B"], data: Data("ours".utf8)))
-        let all = try store.copyMatching(ItemQuery(.genericPassword, [.service: .string(service)], limit: .all,
+        let all = try store.items(matching: ItemQuery(.genericPassword, [.service: .string(service)], limit: .all,
                                                    returning: [.attributes, .data]))
-        #expect(all.items.count == 1)
-        #expect(all.items.first?.data == Data("ours".utf8))
-        #expect(throws: SecureStoreError.self) {
-            try store.copyMatching(ItemQuery(.genericPassword, [.service: .string(service), .account: "A"]))
-        }
+        #expect(all.count == 1)
+        #expect(all.first?.data == Data("ours".utf8))
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: .string(service), .account: "A"])).isEmpty)
         #expect(try store.clear() == 1)
         let lookup = try Self.run(["secret-tool", "lookup", "service", service, "account", "A"])
         #expect(lookup.stdout == "foreign-secret")
@@ -157,9 +155,9 @@ struct SecretServiceStoreTests {
         try store.add(NewItem(.genericPassword, [.service: "second"]))
         try store.update(ItemQuery(.genericPassword, [.service: .string(odd)]),
                          with: ItemChanges([.label: "relabelled"], data: Data("new".utf8)))
-        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
-        #expect(all.items.count == 2)
-        let first = try #require(all.items.first)
+        let all = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
+        #expect(all.count == 2)
+        let first = try #require(all.first)
         #expect(first.attributes?[.service] == .string(odd))
         #expect(first.attributes?[.account] == .data(Data([0xEF, 0xBB, 0xBF, 0x61])))
         #expect(first.attributes?[.generic] == .data(Data([0, 1, 2, 255])))
@@ -172,8 +170,8 @@ struct SecretServiceStoreTests {
                                             configuration: StoreConfiguration(clock: { dates }))
         defer { _ = try? pinned.clear() }
         try pinned.add(NewItem(.key, [.keyClass: 1]))
-        let key = try pinned.copyMatching(ItemQuery(.key, returning: .attributes))
-        #expect(key.items.first?.attributes?[.creationDate] == .date(dates))
+        let key = try pinned.items(matching: ItemQuery(.key, returning: .attributes))
+        #expect(key.first?.attributes?[.creationDate] == .date(dates))
     }
 
     @Test("no session bus: notAvailable with the reason and how to start one")
@@ -263,8 +261,8 @@ struct SecretServiceStoreTests {
         for k in 0..<20 { #expect(winners["k-\(k)"] == 1, "k-\(k): \(winners["k-\(k)"] ?? 0) winners") }
         let store = try SecretServiceStore(namespace: namespace)
         defer { _ = try? store.clear() }
-        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
-        #expect(all.items.count == 20, "one item per key in the keyring")
+        let all = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+        #expect(all.count == 20, "one item per key in the keyring")
     }
 
     @Test("the writer lock file: 0600 in a 0700 folder under XDG_RUNTIME_DIR (else /tmp/securestore-UID); a folder others may use is refused, nothing written")
@@ -289,7 +287,7 @@ struct SecretServiceStoreTests {
         let refused = try Self.run([Self.probe, "race", namespace, "2"], environment: ["XDG_RUNTIME_DIR": runtime])
         #expect(refused.stdout.contains("err k-1 authFailed") && refused.stdout.contains("chmod 700"), "\(refused.stdout)")
         let store = try SecretServiceStore(namespace: namespace)
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes)).items.count == 1,
+        #expect(try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes)).count == 1,
                 "the refused add wrote nothing")
     }
 
@@ -304,14 +302,14 @@ struct SecretServiceStoreTests {
         let store = try SecretServiceStore(namespace: namespace)
         #expect(store.configuration.accessGroups == [StoreConfiguration.defaultAccessGroup, namespace])
         try store.add(NewItem(.genericPassword, [.service: "new", .account: "a"], data: Data("n".utf8)))
-        let all = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
+        let all = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: [.attributes, .data]))
         var groups: [String: String] = [:]
-        for item in all.items {
+        for item in all {
             if let service = item.attributes?[.service]?.text { groups[service] = item.attributes?[.accessGroup]?.text }
         }
         #expect(groups == ["old": namespace, "new": StoreConfiguration.defaultAccessGroup])
         try store.update(ItemQuery(.genericPassword, [.service: "old"]), with: ItemChanges(data: Data("changed".utf8)))
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: "old"], returning: .data)).items.first?.data
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "old"], returning: .data)).first?.data
                 == Data("changed".utf8))
         try store.delete(ItemQuery(.genericPassword, [.service: "old"]))
         // The namespace that is the default group has just that group.

@@ -4,25 +4,6 @@ import SecureStore
 import InMemoryStore
 import TestSupport
 
-/// The in-memory backend with every transaction made slow, as a stuck file, daemon or server makes it: a
-/// store whose calls block, to show where the async API runs them.
-final class SlowBackend: StorageBackend {
-    let inner = InMemoryBackend()
-    let delay: Duration
-
-    init(delay: Duration) { self.delay = delay }
-
-    var backendDescription: String { "slow memory" }
-    var blocking: Blocking { .upTo(delay, waitingFor: "a sleep (test)") }
-
-    func withTransaction<T>(writing: Bool, _ body: (inout InMemoryBackend.Transaction) throws(SecureStoreError) -> T)
-        throws(SecureStoreError) -> T
-    {
-        Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
-        return try inner.withTransaction(writing: writing, body)
-    }
-}
-
 @Suite("Async API")
 struct AsyncTests {
     let item = NewItem(.genericPassword, [.service: "async", .account: "alice"], data: Data("s3cret".utf8))
@@ -33,13 +14,15 @@ struct AsyncTests {
         for store in [try InMemoryStore() as any SecureStore,
                       try Keychain(backend: SlowBackend(delay: .milliseconds(1))) as any SecureStore] {
             try await store.add(item)
-            #expect(try await store.copyMatching(query).items.first?.data == Data("s3cret".utf8))
+            #expect(try await store.items(matching: query).first?.data == Data("s3cret".utf8))
             #expect(try await store.update(ItemQuery(.genericPassword, [.service: "async"]), with: ItemChanges(data: Data("new".utf8))) == 1)
             #expect(try await store.password(service: "async", account: "alice") == Data("new".utf8))
             try await store.setPassword(Data("other".utf8), service: "async", account: "bob")
             #expect(try syncPassword(store, "bob") == Data("other".utf8), "the sync API sees it")
             #expect(try await store.delete(ItemQuery(.genericPassword, [.service: "async", .account: "alice"])) == 1)
-            let missing = await failure { () async throws(SecureStoreError) in _ = try await store.copyMatching(query) }
+            #expect(try await store.items(matching: query).isEmpty)
+            #expect(try await store.item(matching: query) == nil)
+            let missing = await failure { () async throws(SecureStoreError) in _ = try await store.delete(query) }
             #expect(missing?.code == .itemNotFound)
             #expect(try await store.clear() == 1)
         }

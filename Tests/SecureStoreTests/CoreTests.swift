@@ -22,6 +22,7 @@ final class SpyBackend: StorageBackend {
     let state = Locked(Txn(records: []))
     var filters: [RecordFilter] { state.withLock { $0.filters } }
     var backendDescription: String { "spy" }
+    static let guarantees = InMemoryBackend.guarantees
     func withTransaction<T>(writing: Bool, _ body: (inout Txn) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
         var txn = state.withLock { $0 }
         let value = try body(&txn)
@@ -38,15 +39,15 @@ struct CoreTests {
         let spy = SpyBackend()
         let store = try Keychain(backend: spy, configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
         try store.add(NewItem(.genericPassword, [.service: "s", .account: "a"]))
-        _ = try store.copyMatching(ItemQuery(.genericPassword, [.service: "s", .account: "a"]))
+        _ = try store.items(matching: ItemQuery(.genericPassword, [.service: "s", .account: "a"]))
         let probe = try #require(spy.filters.last)
         #expect(probe.uniqueKeys?.count == 2, "one probe per access group")
-        _ = try? store.copyMatching(ItemQuery(.genericPassword, [.service: "s"]))
+        _ = try? store.items(matching: ItemQuery(.genericPassword, [.service: "s"]))
         #expect(spy.filters.last?.uniqueKeys == nil)
         #expect(spy.filters.last?.equalities[.service] == .string("s"), "partial queries pass equality hints")
         var folded = ItemQuery(.genericPassword, [.service: "S", .account: "A"])
         folded.caseInsensitive = true
-        _ = try store.copyMatching(folded)
+        _ = try store.items(matching: folded)
         #expect(spy.filters.last?.uniqueKeys == nil, "case-insensitive queries cannot use the exact index")
     }
 
@@ -59,7 +60,7 @@ struct CoreTests {
         let clock = ContinuousClock()
         let elapsed = try clock.measure {
             for i in stride(from: 0, to: 20_000, by: 10) {
-                _ = try store.copyMatching(ItemQuery(.genericPassword, [.service: "svc", .account: .string("a\(i)")]))
+                _ = try store.items(matching: ItemQuery(.genericPassword, [.service: "svc", .account: .string("a\(i)")]))
             }
         }
         // 2,000 lookups; a scan of 20,000 items each would take seconds. Generous bound: this is not a benchmark.
@@ -174,15 +175,16 @@ struct CoreTests {
                 throw SecureStoreError(.io, "simulated failure")
             }
         }
-        let left = try store.copyMatching(ItemQuery(.genericPassword, limit: .all, returning: .attributes))
-        #expect(left.items.compactMap { $0.attributes?[.service] } == [.string("kept")])
+        let left = try store.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+        #expect(left.compactMap { $0.attributes?[.service] } == [.string("kept")])
     }
 }
 
-/// The validation fast path (attributes already normal are returned as given) and the ordered path must agree
-/// on every input: the same attributes back, or the same error (code and parameter).
-@Suite("Core validation paths")
-struct ValidationPathTests {
+/// Validation has one set of rules and reports the first error in a documented order: a bad value of a
+/// defined attribute (in code order), then an attribute the class lacks, then a foreign group. An oracle written
+/// from that rule checks it on random attribute sets (limits and NaN dates included).
+@Suite("Core validation order")
+struct ValidationOrderTests {
     static let values: [AttributeValue] = [
         .string(""), .string("s"), .string("htps"), .string("80"), .string("080"), .string("-5"), .string(" 7"),
         .string("true"), .string("no"), .string("ak"), .string("bogus"), .string(String(repeating: "x", count: StoreLimits.maxAttributeValueBytes + 1)),
@@ -193,35 +195,57 @@ struct ValidationPathTests {
         .date(Date(timeIntervalSinceReferenceDate: .infinity)),
     ]
 
-    @Test("random attribute sets give the same result through the fast and the ordered path")
-    func fastAndOrderedAgree() throws {
-        let store = try Keychain(backend: SpyBackend(), configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
+    /// The documented order, written out plainly.
+    static func oracle(_ attributes: [AttributeName: AttributeValue], _ itemClass: ItemClass?, writing: Bool,
+                       groups: [String]) -> Result<[AttributeName: AttributeValue], SecureStoreError> {
+        let names = attributes.keys.sorted()
+        var out: [AttributeName: AttributeValue] = [:]
+        for name in names where itemClass?.attributes.contains(name) ?? true {
+            do throws(SecureStoreError) {
+                let clean = try name.normalize(attributes[name]!)
+                if writing { try StoreLimits.checkAttribute(name, clean) }
+                out[name] = clean
+            } catch {
+                return .failure(error)
+            }
+        }
+        if let itemClass, let name = names.first(where: { !itemClass.attributes.contains($0) }) {
+            return .failure(SecureStoreError(.noSuchAttribute, "", parameter: name.code))
+        }
+        if let group = out[.accessGroup], !groups.contains(group.text ?? "\u{0}") {
+            return .failure(SecureStoreError(.missingEntitlement, "", parameter: AttributeName.accessGroup.code))
+        }
+        return .success(out)
+    }
+
+    @Test("random attribute sets: the result or the first error the documented order gives")
+    func orderHolds() throws {
+        let groups = ["g1", "g2"]
+        let store = try Keychain(backend: SpyBackend(), configuration: StoreConfiguration(accessGroups: groups))
         var rng = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &rng)
         var generator = Mix(state: seed)
         let names = AttributeName.all + [.keyType]
-        let groups: [AttributeValue] = [.string("g1"), .string("g2"), .string("other"), .number(1)]
+        let groupValues: [AttributeValue] = [.string("g1"), .string("g2"), .string("other"), .number(1)]
         var disagreements: [String] = []
         for _ in 0..<20_000 {
             var attributes: [AttributeName: AttributeValue] = [:]
             for _ in 0..<Int.random(in: 0...5, using: &generator) {
                 let name = names[Int.random(in: 0..<names.count, using: &generator)]
                 attributes[name] = name == .accessGroup && Bool.random(using: &generator)
-                    ? groups[Int.random(in: 0..<groups.count, using: &generator)]
+                    ? groupValues[Int.random(in: 0..<groupValues.count, using: &generator)]
                     : Self.values[Int.random(in: 0..<Self.values.count, using: &generator)]
             }
             let itemClass: ItemClass? = Int.random(in: 0..<6, using: &generator) == 0 ? nil : ItemClass.allCases.randomElement(using: &generator)
             let writing = Bool.random(using: &generator)
-            let fast = Result { () throws(SecureStoreError) in try store.validate(attributes, for: itemClass, writing: writing) }
-            let ordered = Result { () throws(SecureStoreError) in
-                try store.validate(attributes, for: itemClass, writing: writing, fastPath: false)
-            }
-            let same: Bool = switch (fast, ordered) {
+            let got = Result { () throws(SecureStoreError) in try store.validate(attributes, for: itemClass, writing: writing) }
+            let expected = Self.oracle(attributes, itemClass, writing: writing, groups: groups)
+            let same: Bool = switch (got, expected) {
             case (.success(let a), .success(let b)): a == b
             case (.failure(let a), .failure(let b)): a.code == b.code && a.parameter == b.parameter
             default: false
             }
-            if !same { disagreements.append("\(itemClass.map { "\($0)" } ?? "nil") writing:\(writing) \(attributes.keys.map(\.code)): \(fast) vs \(ordered)") }
+            if !same { disagreements.append("\(itemClass.map { "\($0)" } ?? "nil") writing:\(writing) \(attributes.keys.map(\.code)): \(got) vs \(expected)") }
         }
         #expect(disagreements.isEmpty, "seed \(seed): \(disagreements.prefix(3))")
     }

@@ -55,7 +55,7 @@ struct SelectionTests {
         #expect(explicit.reason == .explicit)
         // The third-party backend opens with its section's settings.
         let store = try byFile.open()
-        #expect(try store.copyMatching(ItemQuery(.genericPassword, [.service: "hi"])) == .none)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "hi"])).count == 1)
     }
 
     @Test("a backend that cannot be used is an error naming it, never a fallback")

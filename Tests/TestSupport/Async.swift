@@ -13,6 +13,7 @@ public final class SlowBackend: StorageBackend {
     public init(delay: Duration) { self.delay = delay }
 
     public var backendDescription: String { "slow memory" }
+    public static var guarantees: StorageGuarantees { InMemoryBackend.guarantees }
     public var blocking: Blocking { .upTo(delay, waitingFor: "a sleep (test)") }
 
     public func withTransaction<T>(writing: Bool, _ body: (inout InMemoryBackend.Transaction) throws(SecureStoreError) -> T)

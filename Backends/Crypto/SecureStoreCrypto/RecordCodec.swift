@@ -3,20 +3,34 @@ package import Foundation
 
 /// The compact binary form of one record's plaintext (see FORMAT.md): it keeps each value's exact case.
 ///
-/// Version 2 (written) marks whether the item has a secret at all; version 1 (read only) always held one, so
-/// a version 1 record with 0 bytes of secret keeps its meaning: an empty secret.
+/// Version 3 (written) holds everything but the secret, and says whether the item has one: the secret is
+/// sealed on its own (a column of its own in a table). Version 2 (read) holds the secret after a "has a secret"
+/// flag; version 1 (read) always held one, so a version 1 record with 0 bytes of secret keeps its meaning: an
+/// empty secret.
 package enum RecordCodec {
-    package static let version: UInt8 = 2
-    /// The first version, still read: no "has a secret" flag.
+    package static let version: UInt8 = 3
+    /// The secret inside the record, after a "has a secret" flag; still read.
+    package static let version2: UInt8 = 2
+    /// The first version, still read: the secret inside, no "has a secret" flag.
     package static let version1: UInt8 = 1
 
+    /// Format 3: the record without its secret (whether it has one is in the record).
     package static func encode(_ record: ItemRecord) -> [UInt8] {
+        encode(record, version: version)
+    }
+
+    /// Format 2: the record with its secret inside (what tests and old readers use).
+    package static func encodeWithSecret(_ record: ItemRecord) -> [UInt8] {
+        encode(record, version: version2)
+    }
+
+    private static func encode(_ record: ItemRecord, version: UInt8) -> [UInt8] {
         var out: [UInt8] = [version]
         appendBytes(&out, Array(record.itemClass.rawValue.utf8))
         appendBytes(&out, Array(record.persistentRef.data))
         if let data = record.data {
             out.append(1)
-            appendBytes(&out, Array(data))
+            if version == version2 { appendBytes(&out, Array(data)) }
         } else {
             out.append(0)
         }
@@ -36,21 +50,28 @@ package enum RecordCodec {
         return out
     }
 
-    /// The record in `bytes`, or nil when they are not a well-formed encoding.
-    package static func decode(_ bytes: [UInt8]) -> ItemRecord? {
+    /// The record in `bytes`, or nil when they are not a well-formed encoding. `secret` is the secret stored
+    /// apart from a format 3 record (nil: none); formats 1 and 2 hold theirs, so `secret` must be nil for them.
+    package static func decode(_ bytes: [UInt8], secret: [UInt8]? = nil) -> ItemRecord? {
         var r = Reader(bytes: bytes)
-        guard let v = r.byte(), v == version || v == version1,
+        guard let v = r.byte(), v == version || v == version2 || v == version1,
               let cls = r.chunk().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
               let ref = r.chunk()
         else { return nil }
         let data: [UInt8]?
+        if v != version, secret != nil { return nil }
         if v == version1 {
             guard let d = r.chunk() else { return nil }
             data = d
         } else {
-            switch r.byte() {
-            case 0: data = nil
-            case 1:
+            switch (r.byte(), v == version) {
+            case (0, true), (0, false):
+                guard secret == nil else { return nil }
+                data = nil
+            case (1, true):
+                guard let secret else { return nil }
+                data = secret
+            case (1, false):
                 guard let d = r.chunk() else { return nil }
                 data = d
             default: return nil

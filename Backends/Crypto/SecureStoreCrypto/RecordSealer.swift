@@ -1,8 +1,9 @@
 package import SecureStore
 import Foundation
 
-/// One record as an encrypted backend stores it: the class number, keyed blind indexes and the sealed blob.
-/// Nothing in it is readable without the store's key (see Backends/SQLite/FORMAT.md).
+/// One record as an encrypted backend stores it: the class number, keyed blind indexes, the sealed record
+/// (`blob`, everything but the secret) and the sealed secret (nil: the item has none). Nothing in it is
+/// readable without the store's key (see Backends/SQLite/FORMAT.md).
 package struct SealedRecord: Sendable, Hashable {
     package let cls: Int64
     package let ref: [UInt8]
@@ -10,6 +11,7 @@ package struct SealedRecord: Sendable, Hashable {
     package let svc: [UInt8]
     package let acct: [UInt8]
     package let blob: [UInt8]
+    package let secret: [UInt8]?
 }
 
 /// The keys of one open store and everything done with them: blind indexes, sealing and opening records,
@@ -181,6 +183,12 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     // MARK: Records
 
     private static let rowADPrefix = Array("SSrow1".utf8)
+    private static let secretADPrefix = Array("SSsec3".utf8)
+
+    /// The associated data of a sealed secret: its row's reference index, so a secret opens only in its row.
+    private static func secretAssociatedData(ref: [UInt8]) -> [UInt8] {
+        secretADPrefix + ref
+    }
 
     private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
         var ad: [UInt8] = []
@@ -201,12 +209,22 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         let blob = Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption)
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: attributeIndex(.service, record.attributes[.service]),
-                            acct: attributeIndex(.account, record.attributes[.account]), blob: blob)
+                            acct: attributeIndex(.account, record.attributes[.account]), blob: blob,
+                            secret: record.data.map { sealSecret($0, ref: ref) })
+    }
+
+    /// The sealed form of a secret stored apart, bound to the row whose reference index is `ref`.
+    private func sealSecret(_ data: Data, ref: [UInt8]) -> [UInt8] {
+        var plain = Array(data)
+        defer { Sodium.zero(&plain) }
+        return Sodium.seal(plain, ad: Self.secretAssociatedData(ref: ref), key: encryption)
     }
 
     /// The record in one stored row (`id` only names it in errors); `decode` when it was altered, moved to
     /// another row or sealed with another key.
-    package func open(cls: Int64, ref: [UInt8], ukey: [UInt8], blob: [UInt8], id: Int64)
+    /// `secret` is the sealed secret stored apart (format 3 records), nil for none or for a format 1 or 2
+    /// record (whose secret is inside the blob).
+    package func open(cls: Int64, ref: [UInt8], ukey: [UInt8], blob: [UInt8], secret: [UInt8]? = nil, id: Int64)
         throws(SecureStoreError) -> ItemRecord
     {
         guard var plain = Sodium.open(blob, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption)
@@ -214,7 +232,16 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             throw SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
         }
         defer { Sodium.zero(&plain) }
-        guard let record = RecordCodec.decode(plain), Self.classNumber(record.itemClass) == cls else {
+        var secretPlain: [UInt8]? = nil
+        if let secret {
+            guard let opened = Sodium.open(secret, ad: Self.secretAssociatedData(ref: ref), key: encryption) else {
+                throw SecureStoreError(.decode,
+                    "The secret of stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
+            }
+            secretPlain = opened
+        }
+        defer { Sodium.zero(&secretPlain) }
+        guard let record = RecordCodec.decode(plain, secret: secretPlain), Self.classNumber(record.itemClass) == cls else {
             throw SecureStoreError(.decode, "Stored item #\(id) cannot be decoded: the data was altered or corrupted.")
         }
         return record

@@ -27,6 +27,10 @@ package enum Sodium {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
     }
 
+    package static func zero(_ bytes: inout [UInt8]?) {
+        bytes?.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+
     /// Argon2id cost limits.
     package static let interactiveOps = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE)
     package static let interactiveMem = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)
@@ -47,6 +51,7 @@ package enum Sodium {
         var pw = passphrase.map { CChar(bitPattern: $0) }
         defer { pw.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
         let rc = crypto_pwhash(key.pointer, UInt64(keyBytes), pw, UInt64(pw.count), salt, ops, Int(mem), argon2id)
+        csodium_burn_stack()   // Argon2's dead stack frames still hold the key (its final BLAKE2b buffer)
         guard rc == 0 else {
             throw SecureStoreError(.allocate, "Stretching the passphrase ran out of memory.")
         }

@@ -24,7 +24,7 @@ public enum StoreKey: Sendable {
 
     /// `$XDG_CONFIG_HOME/securestore/store.key` (else `~/.config/securestore/store.key`).
     public static var defaultKeyFilePath: String {
-        XDG.base("XDG_CONFIG_HOME", ".config") + "/securestore/store.key"
+        XDG.configFolder() + "/store.key"
     }
 
     /// Whether the master key is stretched from a passphrase (Argon2id).
@@ -95,16 +95,5 @@ public struct PassphraseCost: Sendable, Hashable {
             return "\(operations) passes over \(memoryBytes) bytes; the limit is \(Self.maxWork) bytes × passes (4 passes over 1 GiB)"
         }
         return nil
-    }
-}
-
-/// XDG base directories.
-package enum XDG {
-    /// `$variable` when it is an absolute path, else `$HOME/fallback`.
-    package static func base(_ variable: String, _ fallback: String) -> String {
-        let env = ProcessInfo.processInfo.environment
-        if let value = env[variable], value.hasPrefix("/") { return value }
-        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/" + fallback
     }
 }

@@ -1,5 +1,6 @@
 public import SecureStore
 import Foundation
+public import SecureStoreCrypto
 
 package import SecureStoreCrypto
 
@@ -21,10 +22,11 @@ package import SecureStoreCrypto
 /// synchronous standby that did not answer in time, a connection lost during COMMIT) is `outcomeUnknown`.
 /// A lost connection is re-opened on the next call.
 public final class PostgresBackend: StorageBackend {
-    /// The schema version this code creates and reads (`securestore_schema.version`). Version 1 (records
-    /// that cannot say "no secret") is upgraded to 2 on first use by adding the version row: the tables are
-    /// the same and records of both versions are read (see MAPPING.md).
-    public static let schemaVersion: Int64 = 2
+    /// The schema version this code creates and reads (`securestore_schema.version`). Versions 1 and 2 are
+    /// upgraded to 3 on first use, in one transaction, by adding the `secret` column and the version row: rows
+    /// written before keep their record format (the secret inside) and are read as they are; each is written
+    /// in format 3 when it is next replaced, or by a rekey (see MAPPING.md).
+    public static let schemaVersion: Int64 = 3
     /// The default number of connections one backend keeps.
     public static let defaultPoolSize = 4
 
@@ -36,6 +38,8 @@ public final class PostgresBackend: StorageBackend {
     private let passwordEnv: String?
     private let options: PostgresConnection.Options
     private let lockKey: Int64
+    /// The statements of the shared sealed-table layer, scoped to this namespace.
+    let layout: SealedTableLayout
     private let keys: Locked<Keys>
     private let pool: Pool
     private let hostMemory: HostMemory?
@@ -76,7 +80,7 @@ public final class PostgresBackend: StorageBackend {
             throw .param("poolSize", "The PostgreSQL pool size must be 1 to 64 connections.")
         }
         func milliseconds(_ d: Duration, _ name: String) throws(SecureStoreError) -> Int {
-            let ms = Int(clamping: d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000)
+            let ms = d.wholeMilliseconds
             guard (1...3_600_000).contains(ms) else {
                 throw .param(name, "The PostgreSQL \(name) must be between 1 ms and 1 hour.")
             }
@@ -92,6 +96,8 @@ public final class PostgresBackend: StorageBackend {
         self.passwordEnv = passwordEnv
         self.poolSize = poolSize
         self.lockKey = Self.advisoryLockKey(namespace: namespace)
+        let layout = Self.layout(namespace: namespace)
+        self.layout = layout
         var options = PostgresConnection.Options()
         options.connectTimeoutMilliseconds = try milliseconds(connectTimeout, "connectTimeout")
         options.statementTimeoutMilliseconds = try milliseconds(statementTimeout, "statementTimeout")
@@ -110,7 +116,7 @@ public final class PostgresBackend: StorageBackend {
         connection.wasUsed = true
         do throws(SecureStoreError) {
             try Self.ensureSchema(connection)
-            let (sealer, check) = try Self.openNamespace(connection, namespace: namespace, lockKey: lockKey, key: key,
+            let (sealer, check) = try Self.openNamespace(connection, layout: layout, lockKey: lockKey, key: key,
                                                          cost: passphraseCost)
             keys = Locked(Keys(sealer: sealer, check: check))
         } catch {
@@ -138,14 +144,18 @@ public final class PostgresBackend: StorageBackend {
                      + "COMMIT of the transaction (up to \(statement) each)")
     }
 
+    /// Server transactions with a per-namespace writer lock; shared by every machine that reaches the server.
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full, acrossMachines: .full,
+                                                     durableOnReturn: true, insertionOrder: .storageSequence)
+
     // MARK: Transactions
 
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        try run(writing: writing) { (connection, keys) throws(SecureStoreError) -> T in
-            var txn = Transaction(connection: connection, sealer: keys.sealer, namespace: namespace, check: keys.check,
-                                  epochChecked: writing)
+        try run(writing: writing) { (executor, keys) throws(SecureStoreError) -> T in
+            var txn = Transaction(table: SealedTable(layout: layout, executor: executor,
+                                                     sealer: keys.sealer, epoch: keys.check, epochChecked: writing))
             return try body(&txn)
         }
     }
@@ -160,32 +170,18 @@ public final class PostgresBackend: StorageBackend {
     public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: passphraseCost)
         let newCheck = newSealer.makeCheck()
-        let ns = PGValue.text(namespace)
         do throws(SecureStoreError) {
-            try run(writing: true) { (db, keys) throws(SecureStoreError) in
-                let rows = try db.query(Transaction.select + " ORDER BY id", [ns]).rows
-                for row in rows {
-                    guard row.count == 5, case .integer(let id) = row[0], case .integer(let cls) = row[1],
-                          case .bytes(let ref) = row[2], case .bytes(let ukey) = row[3], case .bytes(let blob) = row[4]
-                    else {
-                        throw SecureStoreError(.decode, "A stored item has a damaged row: the table was altered.")
-                    }
-                    let sealed = newSealer.seal(try keys.sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id))
-                    try db.query("UPDATE securestore_items SET ref = $2, ukey = $3, svc = $4, acct = $5, blob = $6 WHERE namespace = $1 AND id = $7",
-                                 [ns, .bytes(sealed.ref), .bytes(sealed.ukey), .bytes(sealed.svc), .bytes(sealed.acct),
-                                  .bytes(sealed.blob), .integer(id)])
-                }
-                try db.query("DELETE FROM securestore_meta WHERE namespace = $1 AND k IN ('kdf', 'check')", [ns])
-                if let kdf = newSealer.kdfParameters {
-                    try db.query("INSERT INTO securestore_meta(namespace, k, v) VALUES ($1, 'kdf', $2)", [ns, .bytes(kdf)])
-                }
-                try db.query("INSERT INTO securestore_meta(namespace, k, v) VALUES ($1, 'check', $2)", [ns, .bytes(newCheck)])
+            try run(writing: true) { (executor, keys) throws(SecureStoreError) in
+                try SealedTable(layout: layout, executor: executor, sealer: keys.sealer,
+                                epoch: keys.check, epochChecked: true).rekey(to: newSealer, check: newCheck)
                 self.keys.withLock { $0.pending = (newSealer, newCheck) }
             }
         } catch {
             keys.withLock { $0.pending = nil }
             if error.code == .outcomeUnknown,
-               let stored = try? run(writing: false, { (db, _) throws(SecureStoreError) in try Self.storedCheck(db, ns) }),
+               let stored = try? run(writing: false, { (executor, _) throws(SecureStoreError) in
+                   try layout.storedCheck(executor)
+               }),
                stored == newCheck {
                 keys.withLock { $0 = Keys(sealer: newSealer, check: newCheck) }
             }
@@ -210,16 +206,9 @@ public final class PostgresBackend: StorageBackend {
         return out
     }
 
-    /// The namespace's key-check value now.
-    static func storedCheck(_ db: PostgresConnection, _ ns: PGValue) throws(SecureStoreError) -> [UInt8]? {
-        let rows = try db.query("SELECT v FROM securestore_meta WHERE namespace = $1 AND k = 'check'", [ns]).rows
-        if case .bytes(let v)? = rows.first?.first { return v }
-        return nil
-    }
-
     /// Runs `body` in one transaction on a pooled connection: a writer first takes the namespace's lock and
     /// checks the key epoch.
-    private func run<T>(writing: Bool, _ body: (PostgresConnection, Keys) throws(SecureStoreError) -> T)
+    private func run<T>(writing: Bool, _ body: (PostgresExecutor, Keys) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
         var attempt = 0
@@ -239,14 +228,15 @@ public final class PostgresBackend: StorageBackend {
             // A writer begins, takes its namespace's lock and reads the key epoch in one round trip (in READ
             // COMMITTED each statement sees what was committed before it started: after the lock).
             var stored: [UInt8]? = nil
+            let executor = PostgresExecutor(connection: connection,
+                                            holding: writing ? [] : ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"])
             do throws(SecureStoreError) {
                 if writing {
                     let rows = try connection.execute("BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); "
                         + "SELECT encode(v, 'hex') FROM securestore_meta WHERE namespace = \(try connection.literal(namespace)) AND k = 'check'")
                     if case .text(let hex)? = rows.rows.first?.first { stored = Self.bytes(hex: hex) }
-                } else {
-                    try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 }
+                // A reader's BEGIN travels with its first statement (the executor holds it).
             } catch {
                 // Only the lock can keep the writer's first round trip waiting: a lock or statement timeout there
                 // (or the client's cancel at its deadline) is a wait for another writer.
@@ -267,11 +257,14 @@ public final class PostgresBackend: StorageBackend {
                     }
                 }
                 if writing { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
-                let result = try body(connection, current)
-                try connection.commit()
+                let result = try body(executor, current)
+                try executor.commit()   // with the writes it held, in one round trip
                 return result
             } catch {
                 if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
+                // A reader whose first round trip (its BEGIN and first statement) found the reused connection
+                // broken is run again once on a new one: a read-only transaction changed nothing.
+                if !writing, executor.failedOnFirstTrip, error.code == .notAvailable, reused, attempt == 1 { continue }
                 throw error
             }
         }
@@ -338,12 +331,7 @@ public final class PostgresBackend: StorageBackend {
     /// as a signed big-endian integer. A maintenance job that holds it keeps every SecureStore writer of that
     /// namespace out; readers are never blocked.
     public static func advisoryLockKey(namespace: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("securestore namespace " + namespace).utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: FNV1a.hash(("securestore namespace " + namespace).utf8))
     }
 
     /// The lock held while the schema is created.
@@ -361,12 +349,13 @@ public final class PostgresBackend: StorageBackend {
             return nil
         }
         var found = try version()
-        if found == nil || found == 1 {
+        if found == nil || found.map({ $0 < schemaVersion }) == true {
             try db.execute("BEGIN")
             do throws(SecureStoreError) {
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(schemaLockKey)])
                 let current = try version()
-                if current == 1 {
+                if let current, current < schemaVersion {
+                    try db.execute("ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS secret bytea")
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 } else if current == nil {
                     try db.execute("""
@@ -377,7 +366,7 @@ public final class PostgresBackend: StorageBackend {
                             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                             namespace text NOT NULL, cls bigint NOT NULL,
                             ref bytea NOT NULL, ukey bytea NOT NULL, svc bytea NOT NULL, acct bytea NOT NULL,
-                            blob bytea NOT NULL,
+                            blob bytea NOT NULL, secret bytea,
                             CONSTRAINT securestore_items_ukey UNIQUE (namespace, ukey),
                             CONSTRAINT securestore_items_ref UNIQUE (namespace, ref));
                         CREATE INDEX IF NOT EXISTS securestore_items_cls ON securestore_items(namespace, cls, id);
@@ -396,159 +385,152 @@ public final class PostgresBackend: StorageBackend {
         guard let found else {
             throw SecureStoreError(.decode, "The securestore_schema table at \(db.endpoint) is empty: the schema was altered.")
         }
-        guard found <= schemaVersion else {
-            throw SecureStoreError(.notAvailable,
-                "The database was set up by a newer SecureStore (schema \(found); this one reads up to \(schemaVersion)). Upgrade SecureStore.")
-        }
+        try SealedTableLayout.checkSchemaVersion(found, supported: schemaVersion, place: "database")
         guard found == schemaVersion else {
-            throw SecureStoreError(.decode, "The database has an unknown SecureStore schema version \(found).")
+            throw SecureStoreError(.decode, "The database has an unknown schema version \(found).")
         }
     }
 
-    /// The sealer for `key` in `namespace`: checked against the stored key check, or (first use) with a new
-    /// key check and passphrase parameters stored under the namespace's advisory lock.
-    static func openNamespace(_ db: PostgresConnection, namespace: String, lockKey: Int64, key: StoreKey,
+    /// The sealed-table statements of `namespace`'s rows.
+    static func layout(namespace: String) -> SealedTableLayout {
+        SealedTableLayout(items: "securestore_items", meta: "securestore_meta", scope: ("namespace", namespace),
+                          numbered: true, updatesOnlyChangedIndexes: false)
+    }
+
+    /// The sealer for `key` in the layout's namespace: checked against the stored key check (an existing
+    /// namespace never gets a new key file), or on first use with a new key check and passphrase parameters
+    /// stored under the namespace's advisory lock.
+    static func openNamespace(_ db: PostgresConnection, layout: SealedTableLayout, lockKey: Int64, key: StoreKey,
                               cost: PassphraseCost) throws(SecureStoreError) -> (RecordSealer, [UInt8])
     {
-        func meta() throws(SecureStoreError) -> [String: [UInt8]] {
-            var out: [String: [UInt8]] = [:]
-            for row in try db.query("SELECT k, v FROM securestore_meta WHERE namespace = $1", [.text(namespace)]).rows {
-                if row.count == 2, case .text(let k) = row[0], case .bytes(let v) = row[1] { out[k] = v }
-            }
-            return out
-        }
-        var stored = try meta()
-        if stored["check"] == nil {
-            try db.execute("BEGIN")
-            do throws(SecureStoreError) {
-                try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])
-                stored = try meta()
-                if stored["check"] == nil {
-                    guard try db.query("SELECT 1 FROM securestore_items WHERE namespace = $1 LIMIT 1",
-                                       [.text(namespace)]).rows.isEmpty else {
-                        throw SecureStoreError(.decode,
-                            "Namespace \(namespace) holds items but no key check: the database was altered.")
-                    }
-                    let sealer = try RecordSealer.make(key, storedKDF: nil, cost: cost)
-                    if let kdf = sealer.kdfParameters {
-                        try db.query("INSERT INTO securestore_meta(namespace, k, v) VALUES ($1, 'kdf', $2)",
-                                     [.text(namespace), .bytes(kdf)])
-                    }
-                    let check = sealer.makeCheck()
-                    try db.query("INSERT INTO securestore_meta(namespace, k, v) VALUES ($1, 'check', $2)",
-                                 [.text(namespace), .bytes(check)])
-                    try db.commit()
-                    return (sealer, check)
-                }
+        let executor = PostgresExecutor(connection: db)
+        if let opened = try layout.openKeyCheck(executor, key: key, cost: cost) { return opened }
+        try db.execute("BEGIN")
+        do throws(SecureStoreError) {
+            try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])
+            if let opened = try layout.openKeyCheck(executor, key: key, cost: cost) {
                 try db.execute("COMMIT")
-            } catch {
-                if db.isOpen { try? db.execute("ROLLBACK") }
-                throw error
+                return opened
             }
+            let created = try layout.createKeyCheck(executor, key: key, cost: cost, what: "The namespace")
+            try db.commit()
+            return created
+        } catch {
+            if db.isOpen, db.inTransaction { try? db.execute("ROLLBACK") }
+            throw error
         }
-        let sealer = try RecordSealer.make(key, storedKDF: stored["kdf"], cost: cost)
-        try sealer.verify(check: stored["check"])
-        return (sealer, stored["check"] ?? [])
     }
 
     // MARK: Transaction
 
-    /// The backend's view of the namespace's rows inside one PostgreSQL transaction.
+    /// The backend's view of the namespace's rows inside one PostgreSQL transaction (the shared sealed-table
+    /// layer over this connection).
     public struct Transaction: StorageTransaction {
-        let connection: PostgresConnection
-        let sealer: RecordSealer
-        let namespace: String
-        /// The key-check value the sealer belongs to (its key epoch).
-        let check: [UInt8]
-        /// Whether this transaction already checked the epoch (writers do, under the lock).
-        let epochChecked: Bool
-
-        static let select = "SELECT id, cls, ref, ukey, blob FROM securestore_items WHERE namespace = $1"
+        let table: SealedTable<PostgresExecutor>
 
         public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-            let ns = PGValue.text(namespace)
-            var rows: [[PGValue]]
-            if let ref = filter.persistentRef {
-                rows = try connection.query(Self.select + " AND ref = $2", [ns, .bytes(sealer.refIndex(ref))]).rows
-            } else if let uniqueKeys = filter.uniqueKeys {
-                rows = []
-                for key in Set(uniqueKeys) {
-                    rows += try connection.query(Self.select + " AND ukey = $2",
-                                                 [ns, .bytes(sealer.uniqueKeyIndex(key))]).rows
-                }
-            } else if let cls = filter.itemClass {
-                let number = PGValue.integer(RecordSealer.classNumber(cls))
-                if let service = filter.equalities[.service] {
-                    rows = try connection.query(Self.select + " AND svc = $2 AND cls = $3 ORDER BY id",
-                                                [ns, .bytes(sealer.attributeIndex(.service, service)), number]).rows
-                } else if let account = filter.equalities[.account] {
-                    rows = try connection.query(Self.select + " AND acct = $2 AND cls = $3 ORDER BY id",
-                                                [ns, .bytes(sealer.attributeIndex(.account, account)), number]).rows
-                } else {
-                    rows = try connection.query(Self.select + " AND cls = $2 ORDER BY id", [ns, number]).rows
-                }
-            } else {
-                rows = try connection.query(Self.select + " ORDER BY id", [ns]).rows
-            }
-            if rows.isEmpty, !epochChecked {
-                // Nothing under this key's indexes: after a rekey by someone else, say so instead of "not found".
-                try RecordSealer.requireSameEpoch(stored: try PostgresBackend.storedCheck(connection, .text(namespace)),
-                                                  opened: check)
-            }
-            var found: [(id: Int64, record: ItemRecord)] = []
-            found.reserveCapacity(rows.count)
-            for row in rows {
-                guard row.count == 5, case .integer(let id) = row[0], case .integer(let cls) = row[1],
-                      case .bytes(let ref) = row[2], case .bytes(let ukey) = row[3], case .bytes(let blob) = row[4]
-                else {
-                    throw SecureStoreError(.decode, "A stored item has a damaged row: the table was altered.")
-                }
-                do throws(SecureStoreError) {
-                    found.append((id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id)))
-                } catch {
-                    // A row this key cannot open: after a rekey by someone else that is the key, not damage.
-                    try RecordSealer.requireSameEpoch(stored: try PostgresBackend.storedCheck(connection, .text(namespace)),
-                                                      opened: check)
-                    throw error
-                }
-            }
-            if found.count > 1, filter.persistentRef != nil || filter.uniqueKeys != nil { found.sort { $0.id < $1.id } }
-            return found.map(\.record)
+            try table.find(filter)
         }
 
         public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
-            let row = sealer.seal(record)
-            try connection.query(
-                "INSERT INTO securestore_items(namespace, cls, ref, ukey, svc, acct, blob) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                [.text(namespace), .integer(row.cls), .bytes(row.ref), .bytes(row.ukey), .bytes(row.svc),
-                 .bytes(row.acct), .bytes(row.blob)])
+            try table.insert(record)
         }
 
         public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
-            let row = sealer.seal(record)
-            let changed = try connection.query(
-                "UPDATE securestore_items SET cls = $2, ukey = $3, svc = $4, acct = $5, blob = $6 WHERE namespace = $1 AND ref = $7",
-                [.text(namespace), .integer(row.cls), .bytes(row.ukey), .bytes(row.svc), .bytes(row.acct),
-                 .bytes(row.blob), .bytes(row.ref)]).affected
-            guard changed == 1 else {
-                throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
-            }
+            try table.replace(record)
         }
 
         public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-            for ref in refs {
-                try connection.query("DELETE FROM securestore_items WHERE namespace = $1 AND ref = $2",
-                                     [.text(namespace), .bytes(sealer.refIndex(ref))])
-            }
+            try table.remove(refs)
         }
 
         public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-            var removed = 0
-            for cls in classes.sorted(by: { $0.rawValue < $1.rawValue }) {
-                removed += try connection.query("DELETE FROM securestore_items WHERE namespace = $1 AND cls = $2",
-                                                [.text(namespace), .integer(RecordSealer.classNumber(cls))]).affected
-            }
-            return removed
+            try table.removeAll(of: classes)
+        }
+    }
+}
+
+/// Runs the sealed-table layer's statements on one connection. Writes nothing waits for are held and
+/// pipelined (libpq pipeline mode) in front of the next statement, or with COMMIT (``commit()``): an add is
+/// then the writer's BEGIN-lock-epoch round trip, the uniqueness read, and INSERT with COMMIT.
+struct PostgresExecutor: SealedTableExecutor {
+    let connection: PostgresConnection
+    private let held: Held
+
+    /// The statements not sent yet, and whether the first round trip failed.
+    private final class Held {
+        var steps: [PostgresConnection.Step] = []
+        var trips = 0
+        var failedOnFirstTrip = false
+    }
+
+    /// - Parameter holding: statements without parameters to send in front of the first one (a BEGIN).
+    init(connection: PostgresConnection, holding: [String] = []) {
+        self.connection = connection
+        held = Held()
+        held.steps = holding.map { PostgresConnection.Step(sql: $0, params: []) }
+    }
+
+    /// Whether the first round trip of this executor failed (nothing before it reached the server).
+    var failedOnFirstTrip: Bool { held.failedOnFirstTrip }
+
+    func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
+        try send(sql, parameters).rows.map { $0.map(Self.value) }
+    }
+
+    func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {
+        try send(sql, parameters).affected
+    }
+
+    func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
+        held.steps.append(PostgresConnection.Step(sql: sql, params: parameters.map(Self.parameter)))
+    }
+
+    /// Commits, with the held writes in the same round trip.
+    func commit() throws(SecureStoreError) {
+        if held.steps.isEmpty { return try connection.commit() }
+        let steps = held.steps
+        held.steps = []
+        _ = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: true) }
+    }
+
+    /// Runs one statement now, after the held statements (one round trip).
+    private func send(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> PGRows {
+        let params = parameters.map(Self.parameter)
+        if held.steps.isEmpty { return try trip { () throws(SecureStoreError) in try connection.query(sql, params) } }
+        let steps = held.steps + [PostgresConnection.Step(sql: sql, params: params)]
+        held.steps = []
+        return try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }.last
+            ?? PGRows(rows: [], affected: 0)
+    }
+
+    /// Counts one round trip, noting a failure of the first.
+    private func trip<R>(_ body: () throws(SecureStoreError) -> R) throws(SecureStoreError) -> R {
+        held.trips += 1
+        do throws(SecureStoreError) {
+            return try body()
+        } catch {
+            if held.trips == 1 { held.failedOnFirstTrip = true }
+            throw error
+        }
+    }
+
+    private static func parameter(_ v: TableValue) -> PGValue {
+        switch v {
+        case .null: .null
+        case .integer(let n): .integer(n)
+        case .blob(let b): .bytes(b)
+        case .text(let t): .text(t)
+        }
+    }
+
+    private static func value(_ v: PGValue) -> TableValue {
+        switch v {
+        case .null: .null
+        case .integer(let n): .integer(n)
+        case .bytes(let b): .blob(b)
+        case .text(let t): .text(t)
+        case .bool(let b): .integer(b ? 1 : 0)
         }
     }
 }

@@ -38,6 +38,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// The SQLSTATE of the last failed statement (`"40001"` …), for the caller's retry decisions.
     private(set) var lastSQLState: String?
     private var prepared: [String: String] = [:]
+    /// How many statements were prepared on this connection (each gets a new name, `ss1`, `ss2`, …).
+    private var statementCount = 0
     private let options: Options
     /// Set when a deadline passed without an answer, or the connection broke: it is not used again.
     private var abandoned = false
@@ -386,8 +388,12 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// What kind of statement runs, for the outcome of a missed deadline.
     private enum Kind { case statement, commit }
 
-    /// Sends with `send` and returns the statement's result (nil for none), bounded by the statement deadline.
-    private func roundTrip(_ kind: Kind, _ send: () -> Int32) throws(SecureStoreError) -> OpaquePointer? {
+    /// Sends with `send` and returns the statement's result (nil for none), bounded by the statement deadline;
+    /// `collect` reads the answer (by default: one statement's results).
+    private func roundTrip(_ kind: Kind, _ send: () -> Int32, collect: ((Deadline) -> Answer)? = nil)
+        throws(SecureStoreError) -> OpaquePointer?
+    {
+        let collect = collect ?? { self.collect($0) }
         guard !abandoned else {
             throw SecureStoreError(.notAvailable, "The connection to PostgreSQL at \(endpoint) was abandoned. The next call reconnects.")
         }
@@ -501,7 +507,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         if let known = prepared[sql] {
             name = known
         } else {
-            name = "ss\(prepared.count + 1)"
+            statementCount += 1
+            name = "ss\(statementCount)"
             let types: [Oid] = params.map(Self.typeOid)
             let result = try roundTrip(.statement) {
                 types.withUnsafeBufferPointer { PQsendPrepare(conn, name, sql, Int32(params.count), $0.baseAddress) }
@@ -510,7 +517,15 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             try check(result)
             prepared[sql] = name
         }
-        // Binary parameter buffers, freed after the call.
+        let result = try roundTrip(.statement) { sendPrepared(name, params) }
+        defer { if let result { PQclear(result) } }
+        try check(result)
+        guard let result else { return PGRows(rows: [], affected: 0) }
+        return try Self.rows(result)
+    }
+
+    /// Queues the prepared statement `name` with `params` in binary (libpq copies them before returning).
+    private func sendPrepared(_ name: String, _ params: [PGValue]) -> Int32 {
         var buffers: [UnsafeMutableRawPointer?] = []
         var lengths: [Int32] = []
         for param in params {
@@ -535,19 +550,152 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         defer { for b in buffers { b?.deallocate() } }
         let formats = [Int32](repeating: 1, count: params.count)
         let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) } }
-        let result = try roundTrip(.statement) {
-            values.withUnsafeBufferPointer { v in
-                lengths.withUnsafeBufferPointer { l in
-                    formats.withUnsafeBufferPointer { f in
-                        PQsendQueryPrepared(conn, name, Int32(params.count), v.baseAddress, l.baseAddress, f.baseAddress, 1)
-                    }
+        return values.withUnsafeBufferPointer { v in
+            lengths.withUnsafeBufferPointer { l in
+                formats.withUnsafeBufferPointer { f in
+                    PQsendQueryPrepared(conn, name, Int32(params.count), v.baseAddress, l.baseAddress, f.baseAddress, 1)
                 }
             }
         }
+    }
+
+    // MARK: Pipeline
+
+    /// One statement of a pipeline: SQL with `params` bound as `$1`, `$2`, ….
+    struct Step {
+        let sql: String
+        let params: [PGValue]
+    }
+
+    /// Runs `steps`, then COMMIT when `commit`, in one round trip (libpq pipeline mode, PostgreSQL 14 and
+    /// later on the client; any server of the v3 protocol): statements not prepared yet on this connection
+    /// are prepared in the same pipeline. The server runs them in order and skips the rest after a failure.
+    /// Returns each step's rows; throws the first failure's error (then the transaction failed and the caller
+    /// rolls it back). With `commit`, the outcome rules of ``commit()`` apply: `outcomeUnknown` when COMMIT
+    /// may have happened unconfirmed, `internalError` when the server rolled back instead.
+    func pipeline(_ steps: [Step], commit: Bool) throws(SecureStoreError) -> [PGRows] {
+        guard PQenterPipelineMode(conn) == 1 else {
+            throw SecureStoreError(.internalError,
+                "libpq could not enter pipeline mode on the connection to \(endpoint): \(oneLine(String(cString: PQerrorMessage(conn)))).")
+        }
+        defer { if !abandoned { PQexitPipelineMode(conn) } }
+        // What is queued: per query, whether its rows are a step's (else a PREPARE or the COMMIT).
+        var queries: [Int?] = []
+        var newNames: [(sql: String, name: String)] = []
+        let collected = PipelineAnswer()
+        defer { collected.clear() }
+        let result = try roundTrip(commit ? .commit : .statement, { () -> Int32 in
+            for (index, step) in steps.enumerated() {
+                var name = prepared[step.sql] ?? newNames.first(where: { $0.sql == step.sql })?.name
+                if name == nil {
+                    statementCount += 1
+                    let fresh = "ss\(statementCount)"
+                    let types: [Oid] = step.params.map(Self.typeOid)
+                    let sent = types.withUnsafeBufferPointer {
+                        PQsendPrepare(conn, fresh, step.sql, Int32(step.params.count), $0.baseAddress)
+                    }
+                    guard sent == 1 else { return 0 }
+                    queries.append(nil)
+                    newNames.append((step.sql, fresh))
+                    name = fresh
+                }
+                guard let name, sendPrepared(name, step.params) == 1 else { return 0 }
+                queries.append(index)
+            }
+            if commit {
+                guard PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 else { return 0 }
+                queries.append(nil)
+            }
+            return PQpipelineSync(conn)
+        }, collect: { (deadline) -> Answer in self.collectPipeline(queries.count, into: collected, until: deadline) })
+        // `result` is the first failed result, else the last one (COMMIT's, with `commit`).
         defer { if let result { PQclear(result) } }
-        try check(result)
-        guard let result else { return PGRows(rows: [], affected: 0) }
-        return try Self.rows(result)
+        do throws(SecureStoreError) {
+            try check(result)
+        } catch {
+            if commit, error.code == .notAvailable, collected.failedAt == queries.count - 1 {
+                throw commitUnknown("the server ended the session during COMMIT: \(error.message)")
+            }
+            throw error
+        }
+        for (sql, name) in newNames { prepared[sql] = name }
+        if commit {
+            let tag = result.flatMap { PQcmdStatus($0) }.map { String(cString: $0) } ?? ""
+            guard tag == "COMMIT" else {
+                throw SecureStoreError(.internalError,
+                    "PostgreSQL at \(endpoint) rolled the transaction back instead of committing it; nothing was changed.")
+            }
+        }
+        var out = [PGRows](repeating: PGRows(rows: [], affected: 0), count: steps.count)
+        for (position, step) in queries.enumerated() {
+            guard let step else { continue }
+            // The last query's result is `result` itself (handed out by the collector).
+            let own = position == collected.failedAt ? result : collected.results[position]
+            if let own { out[step] = try Self.rows(own) }
+        }
+        return out
+    }
+
+    /// The results of a pipeline's queries as they are read (each query's first result; nil for none).
+    private final class PipelineAnswer {
+        var results: [OpaquePointer?] = []
+        /// The query whose result was handed out as the answer (the first failed one, else the last).
+        var failedAt: Int? = nil
+        var current: OpaquePointer? = nil
+        var synced = false
+
+        func clear() {
+            for case let result? in results { PQclear(result) }
+            results = []
+            if let current { PQclear(current) }
+            current = nil
+        }
+    }
+
+    /// Reads the results of `queries` pipelined queries and the sync that ends them, until `deadline` (again
+    /// after a missed deadline: it goes on where it stopped). The answer is the first failed result, else the
+    /// last query's; it leaves `answer` (the caller clears it), the others stay there.
+    private func collectPipeline(_ queries: Int, into answer: PipelineAnswer, until deadline: Deadline) -> Answer {
+        let socket = PQsocket(conn)
+        while true {
+            let flushed = PQflush(conn)
+            if flushed == 0 { break }
+            if flushed < 0 { return .lost }
+            if !Self.wait(socket: socket, events: Int16(POLLIN | POLLOUT), until: deadline) { return .timedOut }
+            if PQconsumeInput(conn) == 0 { return .lost }
+        }
+        while !answer.synced {
+            while PQisBusy(conn) != 0 {
+                if !Self.wait(socket: socket, events: Int16(POLLIN), until: deadline) { return .timedOut }
+                if PQconsumeInput(conn) == 0 { return .lost }
+            }
+            let result = PQgetResult(conn)
+            if answer.results.count == queries {
+                // After the last query: the sync.
+                guard let result else {
+                    if PQstatus(conn) != CONNECTION_OK { return .lost }
+                    continue
+                }
+                if PQresultStatus(result) == PGRES_PIPELINE_SYNC { answer.synced = true }
+                PQclear(result)
+                continue
+            }
+            if let result {
+                if answer.current == nil { answer.current = result } else { PQclear(result) }
+                continue
+            }
+            if PQstatus(conn) != CONNECTION_OK { return .lost }
+            answer.results.append(answer.current)
+            answer.current = nil
+        }
+        let position = answer.results.firstIndex { result in
+            result.map { !Self.succeeded($0) } ?? false
+        } ?? (queries - 1)
+        guard position >= 0 else { return .done(nil) }
+        answer.failedAt = position
+        let chosen = answer.results[position]
+        answer.results[position] = nil
+        return .done(chosen)
     }
 
     private static func typeOid(_ value: PGValue) -> Oid {

@@ -82,16 +82,9 @@ struct HostMemory: Sendable {
     let path: String
 
     init?(url: String) {
-        guard let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else {
-            return nil
-        }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in url.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        folder = runtime + "/securestore"
-        path = folder + "/postgres-host-" + String(hash, radix: 16)
+        guard let runtime = XDG.runtimeFolder() else { return nil }
+        folder = runtime
+        path = folder + "/postgres-host-" + String(FNV1a.hash(url.utf8), radix: 16)
     }
 
     /// The remembered host index, if the file is this user's, private, and names a host of `count`.

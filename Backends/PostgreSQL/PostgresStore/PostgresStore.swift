@@ -1,5 +1,5 @@
 public import SecureStore
-@_exported public import SecureStoreCrypto
+public import SecureStoreCrypto
 
 /// A store in a PostgreSQL database, shared by every process and machine that uses the same URL,
 /// namespace and key; the server sees only ciphertexts and keyed indexes.

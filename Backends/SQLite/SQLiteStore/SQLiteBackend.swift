@@ -1,5 +1,6 @@
 public import SecureStore
 import Foundation
+public import SecureStoreCrypto
 package import SecureStoreCrypto
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
@@ -8,10 +9,10 @@ package import SecureStoreCrypto
 /// One connection, serialized by a lock (`Locked`); other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
-    /// The schema version this code writes and reads (`PRAGMA user_version`). Version 1 files (whose records
-    /// cannot say "no secret") are read as they are and marked version 2 when opened for writing; their
-    /// records keep their meaning (see FORMAT.md).
-    public static let schemaVersion: Int64 = 2
+    /// The schema version this code writes (`PRAGMA user_version`). Version 1 and 2 files are read as they
+    /// are, and upgraded to version 3 by the first writing transaction, inside it (all or nothing); a store
+    /// opened for reading only is never upgraded (see FORMAT.md).
+    public static let schemaVersion: Int64 = 3
 
     private let state: Locked<Connection>
     public let path: String
@@ -33,12 +34,11 @@ public final class SQLiteBackend: StorageBackend {
     ///   gives `readOnly`), such as an export being imported: such a file is not required to be private. A
     ///   store file this process may not write, or one in a folder it may not write (where SQLite could not
     ///   create `-wal` or `-shm`), is opened this way by itself, so reads still work.
-    public init(path: String, key: SQLiteKey, passphraseCost: PassphraseCost = .interactive,
+    public init(path: String, key: StoreKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
         self.path = path
         self.busyTimeout = busyTimeout
-        let ms = Int32(clamping: busyTimeout.components.seconds * 1000
-                       + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let ms = Int32(clamping: busyTimeout.wholeMilliseconds)
         var info = stat()
         let exists = stat(path, &info) == 0   // follows a link: the file it leads to is what is checked
         let statError = errno
@@ -133,23 +133,26 @@ public final class SQLiteBackend: StorageBackend {
 
     public var backendDescription: String { "sqlite \(path)" }
 
+    /// SQLite transactions (WAL, `synchronous=FULL`), shared by the processes of this machine; the file is
+    /// not for several machines (no network file systems).
+    public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full,
+                                                     acrossMachines: .notShared, durableOnReturn: true,
+                                                     insertionOrder: .storageSequence)
+
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        let outcome: UncheckedBox<Result<T, SecureStoreError>> = state.withLock { connection in
-            UncheckedBox(Result { () throws(SecureStoreError) -> T in
-                try connection.transaction(writing: writing) { () throws(SecureStoreError) -> T in
-                    var txn = Transaction(connection: connection)
-                    return try body(&txn)
-                }
-            })
+        try state.withLock { (connection) throws(SecureStoreError) -> T in
+            try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
+                var txn = Transaction(connection: connection, layout: layout, epochChecked: writing)
+                return try body(&txn)
+            }
         }
-        return try outcome.value.get()
     }
 
     /// Re-encrypts every item under `newKey` (new blind indexes and key check) in one transaction; until it
     /// commits, the old key keeps working.
-    public func rekey(to newKey: SQLiteKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
+    public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
             Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
         }
@@ -186,7 +189,7 @@ public final class SQLiteBackend: StorageBackend {
     func fullKeyLookupPlan() throws(SecureStoreError) -> String {
         let outcome: Result<String, SecureStoreError> = state.withLock { connection in
             Result { () throws(SecureStoreError) -> String in
-                let rows = try connection.db.query("EXPLAIN QUERY PLAN " + Connection.selectByUniqueKey,
+                let rows = try connection.db.query("EXPLAIN QUERY PLAN " + Connection.layout.selectByKeys(1),
                                                    [.blob([UInt8](repeating: 0, count: 32))])
                 return rows.map { row in
                     row.compactMap { if case .text(let t) = $0 { t } else { nil } }.joined(separator: " ")
@@ -198,69 +201,49 @@ public final class SQLiteBackend: StorageBackend {
 
     // MARK: Transaction
 
-    /// The backend's view of the `items` table inside one SQLite transaction.
+    /// The backend's view of the `items` table inside one SQLite transaction (the shared sealed-table
+    /// layer over this connection).
     public struct Transaction: StorageTransaction {
-        let connection: Connection
+        let table: SealedTable<SQLiteExecutor>
+
+        init(connection: Connection, layout: SealedTableLayout, epochChecked: Bool) {
+            table = SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
+                                sealer: connection.sealer, epoch: connection.epoch, epochChecked: epochChecked)
+        }
 
         public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-            try connection.find(filter)
+            try table.find(filter)
         }
 
         public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
-            let row = connection.sealer.seal(record)
-            try connection.db.query(
-                "INSERT INTO items(cls, ref, ukey, svc, acct, blob) VALUES (?, ?, ?, ?, ?, ?)",
-                [.integer(row.cls), .blob(row.ref), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob)])
+            try table.insert(record)
         }
 
         public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
-            let row = connection.sealer.seal(record)
-            // Only the columns whose blind index changed are written: SQLite rewrites the entry of every index
-            // whose column is in the SET list, even when the value is the same (an update of the secret alone
-            // touches the blob and no index).
-            let current = try connection.db.query("SELECT cls, ukey, svc, acct FROM items WHERE ref = ?", [.blob(row.ref)])
-            guard current.count == 1, current[0].count == 4 else {
-                throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
-            }
-            let old = current[0]
-            var columns = "blob = ?"
-            var values: [SQLValue] = [.blob(row.blob)]
-            if case .integer(let cls) = old[0], cls == row.cls {} else {
-                columns += ", cls = ?"
-                values.append(.integer(row.cls))
-            }
-            for (index, name, new) in [(1, "ukey", row.ukey), (2, "svc", row.svc), (3, "acct", row.acct)] {
-                if case .blob(let stored) = old[index], stored == new { continue }
-                columns += ", \(name) = ?"
-                values.append(.blob(new))
-            }
-            values.append(.blob(row.ref))
-            try connection.db.query("UPDATE items SET " + columns + " WHERE ref = ?", values)
-            guard connection.db.changes == 1 else {
-                throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
-            }
+            try table.replace(record)
         }
 
         public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-            for ref in refs {
-                try connection.db.query("DELETE FROM items WHERE ref = ?", [.blob(connection.sealer.refIndex(ref))])
-            }
+            try table.remove(refs)
         }
 
         public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-            // Every class: one unconditioned DELETE, which SQLite runs as a truncation of the table and its
-            // indexes (no per-row index maintenance).
-            if classes == Set(ItemClass.allCases) {
-                try connection.db.query("DELETE FROM items")
-                return connection.db.changes
-            }
-            var removed = 0
-            for cls in classes.sorted(by: { $0.rawValue < $1.rawValue }) {
-                try connection.db.query("DELETE FROM items WHERE cls = ?", [.integer(RecordSealer.classNumber(cls))])
-                removed += connection.db.changes
-            }
-            return removed
+            try table.removeAll(of: classes)
         }
+    }
+}
+
+/// Runs the sealed-table layer's statements on this connection.
+struct SQLiteExecutor: SealedTableExecutor {
+    let db: SQLiteConnection
+
+    func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
+        try db.query(sql, parameters)
+    }
+
+    func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {
+        try db.query(sql, parameters)
+        return db.changes
     }
 }
 
@@ -275,20 +258,39 @@ extension SQLiteBackend {
         /// epoch every transaction checks.
         private(set) var epoch: [UInt8]
 
-        static let selectColumns = "SELECT id, cls, ref, ukey, blob FROM items"
-        static let selectByUniqueKey = selectColumns + " WHERE ukey = ? ORDER BY id"
-        static let selectCheck = "SELECT v FROM meta WHERE k = 'check'"
+        /// The file's schema version as this connection last saw it, and the statements that go with it.
+        private(set) var version: Int64
+        private(set) var layout: SealedTableLayout
 
-        private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8]) {
+        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 3).
+        static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
+                                              updatesOnlyChangedIndexes: true)
+        /// The same for a schema 1 or 2 file (no `secret` column), which is only read.
+        static let legacyLayout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
+                                                    updatesOnlyChangedIndexes: true, secretColumn: false)
+
+        /// The tables and indexes of schema 3: the reference and uniqueness-key indexes are UNIQUE (the core
+        /// checks uniqueness first; the index backs it up), service and account have an index each, and
+        /// class-only reads scan the table in id order (no class index).
+        static let indexes = """
+            CREATE UNIQUE INDEX items_ref ON items(ref);
+            CREATE UNIQUE INDEX items_ukey ON items(ukey);
+            CREATE INDEX IF NOT EXISTS items_svc ON items(svc);
+            CREATE INDEX IF NOT EXISTS items_acct ON items(acct);
+            """
+
+        private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8], version: Int64) {
             self.db = db
             self.sealer = sealer
             self.epoch = epoch
+            self.version = version
+            self.layout = version >= 3 ? Self.layout : Self.legacyLayout
         }
 
         /// Builds a new store in a private temporary file next to `path` and links it into place (`link`
         /// never replaces or follows anything at `path`). Returns nil, having changed nothing, when something
         /// is at `path` by then.
-        static func create(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32)
+        static func create(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32)
             throws(SecureStoreError) -> Connection?
         {
             let suffix = Sodium.random(6).map { String(format: "%02x", $0) }.joined()
@@ -297,8 +299,8 @@ extension SQLiteBackend {
                 throw SecureStoreError(.io, "Could not create the store file \(path): \(temporary) is in the way.")
             }
             defer { for name in [temporary, temporary + "-wal", temporary + "-shm"] { unlink(name) } }
-            let sealer = try RecordSealer.make(key, storedKDF: nil, cost: cost, creatingKeyFile: true)
-            let check = sealer.makeCheck()
+            let sealer: RecordSealer
+            let check: [UInt8]
             do {
                 let db = try SQLiteConnection(path: temporary, busyTimeoutMilliseconds: busyMilliseconds)
                 defer { db.close() }
@@ -308,15 +310,12 @@ extension SQLiteBackend {
                     try db.exec("""
                         CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
                         CREATE TABLE items(id INTEGER PRIMARY KEY, cls INTEGER NOT NULL, ref BLOB NOT NULL,
-                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL);
-                        CREATE INDEX items_ref ON items(ref);
-                        CREATE INDEX items_ukey ON items(ukey);
-                        CREATE INDEX items_cls ON items(cls, id);
-                        CREATE INDEX items_svc ON items(svc);
-                        CREATE INDEX items_acct ON items(acct);
+                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL, secret BLOB);
+                        \(indexes)
                         PRAGMA user_version = \(SQLiteBackend.schemaVersion);
                         """)
-                    try writeMeta(db, sealer, check: check)
+                    (sealer, check) = try layout.createKeyCheck(SQLiteExecutor(db: db), key: key, cost: cost,
+                                                                 what: "The new store")
                     try db.exec("COMMIT")
                 } catch {
                     try? db.exec("ROLLBACK")
@@ -330,13 +329,13 @@ extension SQLiteBackend {
                                        "Could not create the store file \(path): \(String(cString: strerror(code))).")
             }
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
-            let connection = Connection(db: db, sealer: sealer, epoch: check)
+            let connection = Connection(db: db, sealer: sealer, epoch: check, version: SQLiteBackend.schemaVersion)
             try connection.configure()
             return connection
         }
 
         /// Opens an existing store; nothing is written before the key check passed.
-        static func open(path: String, key: SQLiteKey, cost: PassphraseCost, busyMilliseconds: Int32,
+        static func open(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32,
                          readOnly: Bool = false) throws(SecureStoreError) -> Connection
         {
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
@@ -349,23 +348,14 @@ extension SQLiteBackend {
                     + "To start a new store at this path, remove the file first.")
             }
             let version = try integer(db, "PRAGMA user_version")
-            guard version <= SQLiteBackend.schemaVersion else {
-                throw SecureStoreError(.notAvailable,
-                    "The store was written by a newer SecureStore (schema \(version); this one reads up to \(SQLiteBackend.schemaVersion)). Upgrade SecureStore.")
+            try SealedTableLayout.checkSchemaVersion(version, supported: SQLiteBackend.schemaVersion, place: "store")
+            // The store exists: its key file must too (never a new key for it); no key check is a wrong key.
+            guard let opened = try layout.openKeyCheck(SQLiteExecutor(db: db), key: key, cost: cost,
+                                                      slot: keyringSlot(path)) else {
+                throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
             }
-            guard version >= 1 else {
-                throw SecureStoreError(.decode, "The store file has an unknown schema version \(version).")
-            }
-            let check = try meta(db, "check")
-            // The store exists: its key file must too (never a new key for it).
-            let sealer = try RecordSealer.open(key, storedKDF: try meta(db, "kdf"), check: check, cost: cost,
-                                               slot: keyringSlot(path), creatingKeyFile: false)
-            let connection = Connection(db: db, sealer: sealer, epoch: check ?? [])
+            let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch, version: version)
             try connection.configure(readOnly: readOnly)
-            if version < SQLiteBackend.schemaVersion, !readOnly {
-                // The upgrade from 1: only the version changes (records of both versions are read).
-                try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
-            }
             return connection
         }
 
@@ -381,7 +371,7 @@ extension SQLiteBackend {
             guard let slot = Self.keyringSlot(path) else {
                 throw SecureStoreError(.io, "Cannot resolve the store path \(path) to name its cached key.")
             }
-            try sealer.unlock(slot, check: try Self.meta(db, "check"), seconds: seconds)
+            try sealer.unlock(slot, check: try layout.storedCheck(SQLiteExecutor(db: db)), seconds: seconds)
         }
 
         /// Connection settings (none of them writes to the file once it is in WAL mode; a read-only
@@ -404,33 +394,36 @@ extension SQLiteBackend {
             return 0
         }
 
-        private static func meta(_ db: SQLiteConnection, _ name: String) throws(SecureStoreError) -> [UInt8]? {
-            if case .blob(let b)? = try db.query("SELECT v FROM meta WHERE k = ?", [.text(name)]).first?.first {
-                return b
-            }
-            return nil
-        }
-
-        /// Writes the KDF parameters and `check` (the new key epoch).
-        private static func writeMeta(_ db: SQLiteConnection, _ sealer: RecordSealer, check: [UInt8]) throws(SecureStoreError) {
-            try db.query("DELETE FROM meta WHERE k = 'kdf'")
-            if let kdf = sealer.kdfParameters {
-                try db.query("INSERT INTO meta(k, v) VALUES ('kdf', ?)", [.blob(kdf)])
-            }
-            try db.query("INSERT OR REPLACE INTO meta(k, v) VALUES ('check', ?)", [.blob(check)])
-        }
-
-        func transaction<T>(writing: Bool, _ body: () throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
+        /// Runs `body` in one transaction with the statements of the file's schema. The first writing
+        /// transaction on a schema 1 or 2 file upgrades it to schema 3 first, inside the same transaction.
+        func transaction<T>(writing: Bool, _ body: (SealedTableLayout) throws(SecureStoreError) -> T)
+            throws(SecureStoreError) -> T
+        {
             // Cached prepared statements (sqlite3_exec would parse the SQL on every transaction).
             try db.query(writing ? "BEGIN IMMEDIATE" : "BEGIN")
             do throws(SecureStoreError) {
-                // The key epoch, read under the transaction's lock (the write lock for a writer): a store re-keyed
-                // since this connection opened it fails here, before a row is sealed or opened with the old key.
-                // One indexed read of a tiny row on a cached statement.
-                let stored: [UInt8]? = if case .blob(let b)? = try db.query(Self.selectCheck).first?.first { b } else { nil }
-                try RecordSealer.requireSameEpoch(stored: stored, opened: epoch)
-                let result = try body()
+                // A writer reads the key epoch under the write lock: a store re-keyed since this connection opened
+                // it fails here, before a row is sealed with the old key. A reader checks it only when a find
+                // comes back empty or a row does not open (the sealed-table layer does), as PostgreSQL's do.
+                if writing {
+                    try RecordSealer.requireSameEpoch(stored: try Self.layout.storedCheck(SQLiteExecutor(db: db)),
+                                                      opened: epoch)
+                }
+                var seen = (version: version, layout: layout)
+                if seen.version < SQLiteBackend.schemaVersion {
+                    // An old file: another process may have upgraded it since (a file never goes back).
+                    seen.version = try Self.integer(db, "PRAGMA user_version")
+                    try SealedTableLayout.checkSchemaVersion(seen.version, supported: SQLiteBackend.schemaVersion,
+                                                             place: "store")
+                    if seen.version < SQLiteBackend.schemaVersion, writing {
+                        try upgrade()
+                        seen.version = SQLiteBackend.schemaVersion
+                    }
+                    seen.layout = seen.version >= 3 ? Self.layout : Self.legacyLayout
+                }
+                let result = try body(seen.layout)
                 try db.query("COMMIT")
+                (version, layout) = seen
                 return result
             } catch {
                 try? db.exec("ROLLBACK")
@@ -438,74 +431,37 @@ extension SQLiteBackend {
             }
         }
 
-        // MARK: Rows
-
-        /// Decrypts one `selectColumns` row.
-        private func record(from row: [SQLValue], sealer: RecordSealer? = nil) throws(SecureStoreError)
-            -> (id: Int64, record: ItemRecord)
-        {
-            guard row.count == 5, case .integer(let id) = row[0], case .integer(let cls) = row[1],
-                  case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
-            else {
-                throw SecureStoreError(.decode, "A stored item has a damaged row: the file was altered or corrupted.")
+        /// Schema 1 or 2 to 3, inside the caller's writing transaction: the `secret` column, every record
+        /// re-sealed in format 3 (its secret sealed apart), the reference and key indexes made UNIQUE, the class
+        /// index dropped, the version set. A failure leaves the file as it was.
+        private func upgrade() throws(SecureStoreError) {
+            try db.exec("""
+                ALTER TABLE items ADD COLUMN secret BLOB;
+                DROP INDEX IF EXISTS items_cls; DROP INDEX IF EXISTS items_ref; DROP INDEX IF EXISTS items_ukey;
+                """)
+            try SealedTable(layout: Self.legacyLayout, executor: SQLiteExecutor(db: db), sealer: sealer, epoch: epoch,
+                            epochChecked: true).reseal(into: Self.layout, with: sealer)
+            do throws(SecureStoreError) {
+                try db.exec(Self.indexes)
+            } catch {
+                guard error.code == .duplicateItem else { throw error }
+                throw SecureStoreError(.decode, "The store holds two items with the same uniqueness key or reference: "
+                    + "the file was altered. It was not upgraded and nothing was written.")
             }
-            return (id, try (sealer ?? self.sealer).open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: id))
-        }
-
-        func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-            var rows: [[SQLValue]]
-            if let ref = filter.persistentRef {
-                rows = try db.query(Self.selectColumns + " WHERE ref = ? ORDER BY id", [.blob(sealer.refIndex(ref))])
-            } else if let uniqueKeys = filter.uniqueKeys {
-                rows = []
-                for key in Set(uniqueKeys) {
-                    rows += try db.query(Self.selectByUniqueKey,
-                                         [.blob(sealer.uniqueKeyIndex(key))])
-                }
-            } else if let cls = filter.itemClass {
-                let number = RecordSealer.classNumber(cls)
-                if let service = filter.equalities[.service] {
-                    rows = try db.query(Self.selectColumns + " WHERE svc = ? AND cls = ? ORDER BY id",
-                                        [.blob(sealer.attributeIndex(.service, service)), .integer(number)])
-                } else if let account = filter.equalities[.account] {
-                    rows = try db.query(Self.selectColumns + " WHERE acct = ? AND cls = ? ORDER BY id",
-                                        [.blob(sealer.attributeIndex(.account, account)), .integer(number)])
-                } else {
-                    rows = try db.query(Self.selectColumns + " WHERE cls = ? ORDER BY id", [.integer(number)])
-                }
-            } else {
-                rows = try db.query(Self.selectColumns + " ORDER BY id")
-            }
-            var found: [(id: Int64, record: ItemRecord)] = []
-            found.reserveCapacity(rows.count)
-            for row in rows { found.append(try record(from: row)) }
-            if filter.uniqueKeys != nil, found.count > 1 { found.sort { $0.id < $1.id } }
-            return found.map(\.record)
+            try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
         }
 
         // MARK: Rekey
 
-        func rekey(to newKey: SQLiteKey, cost: PassphraseCost) throws(SecureStoreError) {
+        func rekey(to newKey: StoreKey, cost: PassphraseCost) throws(SecureStoreError) {
             let newSealer = try RecordSealer.make(newKey, storedKDF: nil, cost: cost)
             let newCheck = newSealer.makeCheck()
-            try transaction(writing: true) { () throws(SecureStoreError) in
-                let rows = try db.query(Self.selectColumns + " ORDER BY id")
-                for row in rows {
-                    let (id, record) = try record(from: row)
-                    let new = newSealer.seal(record)
-                    try db.query("UPDATE items SET ref = ?, ukey = ?, svc = ?, acct = ?, blob = ? WHERE id = ?",
-                                 [.blob(new.ref), .blob(new.ukey), .blob(new.svc), .blob(new.acct), .blob(new.blob),
-                                  .integer(id)])
-                }
-                try Self.writeMeta(db, newSealer, check: newCheck)
+            try transaction(writing: true) { (layout) throws(SecureStoreError) in
+                try SealedTable(layout: layout, executor: SQLiteExecutor(db: db), sealer: sealer, epoch: epoch,
+                                epochChecked: true).rekey(to: newSealer, check: newCheck)
             }
             sealer = newSealer
             epoch = newCheck
         }
     }
-}
-
-struct UncheckedBox<Value>: @unchecked Sendable {   // crosses the lock boundary only; never shared
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -1,14 +1,10 @@
 import SecureStore
+import SecureStoreCrypto
 import Foundation
 internal import CSQLite
 
-/// A value bound to or read from a statement.
-enum SQLValue {
-    case null
-    case integer(Int64)
-    case blob([UInt8])
-    case text(String)
-}
+/// A value bound to or read from a statement (the sealed-table layer's value).
+typealias SQLValue = TableValue
 
 /// The one file that talks to sqlite3: one connection, cached prepared statements, SQLite result codes
 /// mapped to ``SecureStoreError``. Not thread-safe by itself; ``SQLiteBackend`` serializes all use.
@@ -166,6 +162,11 @@ final class SQLiteConnection {
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return SecureStoreError(.notAvailable, "The store file cannot be opened: \(detail).")
+        case SQLITE_CONSTRAINT:
+            // Only the UNIQUE indexes on the key and reference indexes constrain rows, and the core checks both
+            // first: a second item with one of them is what the core itself reports, a duplicate.
+            return SecureStoreError(.duplicateItem,
+                "The store already holds an item with the same uniqueness key or reference; nothing was written.")
         case SQLITE_NOMEM:
             return SecureStoreError(.allocate, "SQLite ran out of memory while trying to \(context).")
         default:

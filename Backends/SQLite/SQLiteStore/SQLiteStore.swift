@@ -1,13 +1,13 @@
 public import SecureStore
 public import Foundation
-@_exported public import SecureStoreCrypto
+public import SecureStoreCrypto
 
 /// A store in an encrypted SQLite file.
 public typealias SQLiteStore = Keychain<SQLiteBackend>
 
 extension Keychain where Backend == SQLiteBackend {
     /// Opens (creating when absent) the store at `path` (default: ``SQLiteBackend/defaultPaths()``).
-    public convenience init(path: String? = nil, key: SQLiteKey = .defaultKeyFile,
+    public convenience init(path: String? = nil, key: StoreKey = .defaultKeyFile,
                             configuration: StoreConfiguration = StoreConfiguration(),
                             passphraseCost: PassphraseCost = .interactive, readOnly: Bool = false) throws(SecureStoreError) {
         var file: String
@@ -17,7 +17,7 @@ extension Keychain where Backend == SQLiteBackend {
     }
 
     /// Re-encrypts every item under `newKey`; afterwards only `newKey` opens the store.
-    public func rekey(to newKey: SQLiteKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
+    public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         try backend.rekey(to: newKey, passphraseCost: passphraseCost)
     }
 
@@ -28,14 +28,11 @@ extension Keychain where Backend == SQLiteBackend {
     }
 }
 
-/// Where the store's 256-bit master key comes from (the same keys every encrypted backend takes).
-public typealias SQLiteKey = StoreKey
-
 extension SQLiteBackend {
     /// `$XDG_DATA_HOME/securestore/store.db` (else `~/.local/share/securestore/store.db`) and
     /// `$XDG_CONFIG_HOME/securestore/store.key` (else `~/.config/securestore/store.key`).
     public static func defaultPaths() -> (database: String, keyFile: String) {
-        (XDG.base("XDG_DATA_HOME", ".local/share") + "/securestore/store.db", StoreKey.defaultKeyFilePath)
+        (XDG.dataFolder() + "/store.db", StoreKey.defaultKeyFilePath)
     }
 
     static func defaultPaths(creatingDirectories: Bool) throws(SecureStoreError) -> (database: String, keyFile: String) {

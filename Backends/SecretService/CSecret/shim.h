@@ -157,7 +157,7 @@ static inline void ss_variant_entry(GVariant *v, size_t i, const char **key, con
 }
 static inline void ss_variant_unref(GVariant *v) { if (v) g_variant_unref(v); }
 
-static inline int ss_call_ok(GVariant *r) {
+static inline int ss_reply_ok(GVariant *r) {
     if (!r) return 0;
     g_variant_unref(r);
     return 1;
@@ -165,7 +165,7 @@ static inline int ss_call_ok(GVariant *r) {
 
 static inline int ss_set_item_attributes(SecretService *s, const char *path, GHashTable *attributes, int timeout_ms,
                                          GError **error) {
-    return ss_call_ok(g_dbus_connection_call_sync(
+    return ss_reply_ok(g_dbus_connection_call_sync(
         ss_connection(s), SS_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Set",
         g_variant_new("(ssv)", "org.freedesktop.Secret.Item", "Attributes", ss_attributes_variant(attributes)),
         NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error));
@@ -173,7 +173,7 @@ static inline int ss_set_item_attributes(SecretService *s, const char *path, GHa
 
 static inline int ss_set_item_label(SecretService *s, const char *path, const char *label, int timeout_ms,
                                     GError **error) {
-    return ss_call_ok(g_dbus_connection_call_sync(
+    return ss_reply_ok(g_dbus_connection_call_sync(
         ss_connection(s), SS_BUS_NAME, path, "org.freedesktop.DBus.Properties", "Set",
         g_variant_new("(ssv)", "org.freedesktop.Secret.Item", "Label", g_variant_new_string(label)),
         NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error));
@@ -191,7 +191,7 @@ static inline int ss_set_item_secret(SecretService *s, const char *path, SecretV
                                               "SetSecret", g_variant_new("(@(oayays))", encoded), NULL,
                                               G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, error);
     g_variant_unref(encoded);
-    return ss_call_ok(r);
+    return ss_reply_ok(r);
 }
 
 static inline int ss_search(SecretService *s, GHashTable *attributes, gchar ***unlocked, gchar ***locked,
@@ -200,5 +200,164 @@ static inline int ss_search(SecretService *s, GHashTable *attributes, gchar ***u
 }
 static inline void ss_strv_free(gchar **v) { g_strfreev(v); }
 static inline void ss_free(gpointer p) { g_free(p); }
+
+// ---- Calls in flight together: started at once, replies gathered on a private main context ----
+//
+// ss_batch_begin makes a new GMainContext this thread's default, so the replies of the calls started
+// after it are dispatched there; ss_call_wait iterates it until a call is done. Every started call is
+// waited for before ss_batch_end (each has a D-Bus timeout, so it always completes).
+
+typedef struct { GVariant *reply; GError *error; int done; } SSCall;
+
+static void ss_call_finished(GObject *source, GAsyncResult *result, gpointer data) {
+    SSCall *c = (SSCall *)data;
+    c->reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, &c->error);
+    c->done = 1;
+}
+
+static inline GMainContext *ss_batch_begin(void) {
+    GMainContext *c = g_main_context_new();
+    g_main_context_push_thread_default(c);
+    return c;
+}
+static inline void ss_batch_end(GMainContext *c) {
+    g_main_context_pop_thread_default(c);
+    g_main_context_unref(c);
+}
+static inline SSCall *ss_call_new(void) { return g_new0(SSCall, 1); }
+static inline void ss_call_wait(GMainContext *c, SSCall *call) {
+    while (!call->done) g_main_context_iteration(c, TRUE);
+}
+static inline void ss_call_free(SSCall *c) {
+    if (!c) return;
+    if (c->reply) g_variant_unref(c->reply);
+    if (c->error) g_error_free(c->error);
+    g_free(c);
+}
+static inline int ss_call_ok(SSCall *c) { return c->reply != NULL; }
+/// The call's error, handed over to the caller (free with ss_error_free).
+static inline GError *ss_call_take_error(SSCall *c) {
+    GError *e = c->error;
+    c->error = NULL;
+    return e;
+}
+
+static inline void ss_start(SecretService *s, const char *path, const char *iface, const char *method, GVariant *params,
+                            const char *reply_type, int timeout_ms, SSCall *call) {
+    g_dbus_connection_call(ss_connection(s), SS_BUS_NAME, path, iface, method, params, G_VARIANT_TYPE(reply_type),
+                           G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, ss_call_finished, call);
+}
+
+/// Properties.Get(Collection.Locked).
+static inline void ss_start_get_locked(SecretService *s, const char *collection, int timeout_ms, SSCall *call) {
+    ss_start(s, collection, "org.freedesktop.DBus.Properties", "Get",
+             g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"), "(v)", timeout_ms, call);
+}
+/// 1 locked, 0 unlocked (from a finished ss_start_get_locked).
+static inline int ss_call_locked(SSCall *c) {
+    GVariant *v = NULL;
+    g_variant_get(c->reply, "(v)", &v);
+    int locked = g_variant_is_of_type(v, G_VARIANT_TYPE_BOOLEAN) ? (g_variant_get_boolean(v) ? 1 : 0) : 1;
+    g_variant_unref(v);
+    return locked;
+}
+
+/// Properties.Get(Item.Attributes).
+static inline void ss_start_get_attributes(SecretService *s, const char *path, int timeout_ms, SSCall *call) {
+    ss_start(s, path, "org.freedesktop.DBus.Properties", "Get",
+             g_variant_new("(ss)", "org.freedesktop.Secret.Item", "Attributes"), "(v)", timeout_ms, call);
+}
+/// The a{ss} of a finished ss_start_get_attributes (unref it), or NULL when it has another type.
+static inline GVariant *ss_call_attributes(SSCall *c) {
+    GVariant *v = NULL;
+    g_variant_get(c->reply, "(v)", &v);
+    if (!g_variant_is_of_type(v, G_VARIANT_TYPE("a{ss}"))) {
+        g_variant_unref(v);
+        return NULL;
+    }
+    return v;
+}
+
+/// Service.SearchItems(attributes) → (unlocked, locked).
+static inline void ss_start_search(SecretService *s, GHashTable *attributes, int timeout_ms, SSCall *call) {
+    ss_start(s, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "SearchItems",
+             g_variant_new("(@a{ss})", ss_attributes_variant(attributes)), "(aoao)", timeout_ms, call);
+}
+/// The paths of a finished search: `which` 0 unlocked, 1 locked.
+static inline size_t ss_call_path_count(SSCall *c, int which) {
+    GVariant *a = g_variant_get_child_value(c->reply, which);
+    size_t n = g_variant_n_children(a);
+    g_variant_unref(a);
+    return n;
+}
+/// The i-th path (valid while the call lives).
+static inline const char *ss_call_path_at(SSCall *c, int which, size_t i) {
+    GVariant *a = g_variant_get_child_value(c->reply, which);
+    const char *p = NULL;
+    g_variant_get_child(a, i, "&o", &p);
+    g_variant_unref(a);
+    return p;
+}
+
+/// Service.GetSecrets(paths, session): every secret in one call.
+static inline void ss_start_get_secrets(SecretService *s, const char *const *paths, int timeout_ms, SSCall *call) {
+    ss_start(s, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "GetSecrets",
+             g_variant_new("(^aoo)", paths, secret_service_get_session_dbus_path(s)), "(a{o(oayays)})", timeout_ms,
+             call);
+}
+static inline size_t ss_call_secret_count(SSCall *c) {
+    GVariant *d = g_variant_get_child_value(c->reply, 0);
+    size_t n = g_variant_n_children(d);
+    g_variant_unref(d);
+    return n;
+}
+/// The i-th secret of a finished GetSecrets, decoded for the session (unref it; NULL if it cannot be
+/// decoded), and its item's path in `*path` (valid while the call lives).
+static inline SecretValue *ss_call_secret_at(SecretService *s, SSCall *c, size_t i, const char **path) {
+    GVariant *d = g_variant_get_child_value(c->reply, 0);
+    GVariant *entry = g_variant_get_child_value(d, i);
+    GVariant *secret = NULL;
+    g_variant_get(entry, "{&o@(oayays)}", path, &secret);
+    SecretValue *value = secret_service_decode_dbus_secret(s, secret);
+    g_variant_unref(secret);
+    g_variant_unref(entry);
+    g_variant_unref(d);
+    return value;
+}
+
+/// Item.Delete → the prompt path ("/" when none was needed).
+static inline void ss_start_delete(SecretService *s, const char *path, int timeout_ms, SSCall *call) {
+    ss_start(s, path, "org.freedesktop.Secret.Item", "Delete", NULL, "(o)", timeout_ms, call);
+}
+/// Whether a finished Delete needed no prompt.
+static inline int ss_call_no_prompt(SSCall *c) {
+    const char *prompt = NULL;
+    g_variant_get(c->reply, "(&o)", &prompt);
+    return prompt && strcmp(prompt, "/") == 0;
+}
+
+/// Properties.Set(Item.Attributes / Item.Label) and Item.SetSecret, started without waiting.
+static inline void ss_start_set_attributes(SecretService *s, const char *path, GHashTable *attributes, int timeout_ms,
+                                           SSCall *call) {
+    ss_start(s, path, "org.freedesktop.DBus.Properties", "Set",
+             g_variant_new("(ssv)", "org.freedesktop.Secret.Item", "Attributes", ss_attributes_variant(attributes)),
+             "()", timeout_ms, call);
+}
+static inline void ss_start_set_label(SecretService *s, const char *path, const char *label, int timeout_ms, SSCall *call) {
+    ss_start(s, path, "org.freedesktop.DBus.Properties", "Set",
+             g_variant_new("(ssv)", "org.freedesktop.Secret.Item", "Label", g_variant_new_string(label)), "()",
+             timeout_ms, call);
+}
+/// 0 when the secret cannot be encoded for the session (nothing started).
+static inline int ss_start_set_secret(SecretService *s, const char *path, SecretValue *value, int timeout_ms,
+                                      SSCall *call) {
+    GVariant *encoded = secret_service_encode_dbus_secret(s, value);
+    if (!encoded) return 0;
+    g_variant_ref_sink(encoded);
+    ss_start(s, path, "org.freedesktop.Secret.Item", "SetSecret", g_variant_new("(@(oayays))", encoded), "()",
+             timeout_ms, call);
+    g_variant_unref(encoded);
+    return 1;
+}
 
 #endif

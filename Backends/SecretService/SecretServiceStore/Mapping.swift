@@ -7,15 +7,20 @@ enum Mapping {
     static let schema = "org.securestore.Item"
     static let namespaceKey = "securestore.namespace"
     static let classKey = "securestore.class"
+    /// Mapping v1 only (read, never written): the insertion sequence.
     static let sequenceKey = "securestore.seq"
     static let refKey = "securestore.ref"
     static let uniqueKeyKey = "securestore.key"
-    /// `"1"` on an item added without a secret (its D-Bus secret is then empty); absent on every other item,
+    /// Mapping v1 only (read, never written): `"1"` on an item added without a secret (its D-Bus secret is then empty); absent on every other item,
     /// so items written before it existed keep their meaning (a 0-byte secret is an empty secret).
     static let noDataKey = "securestore.nodata"
+    /// Mapping v1 only (read, never written): one attribute per record attribute, typed by ``encode(_:)``.
     static let attributePrefix = "securestore.attr."
     static let plainService = "service"
     static let plainAccount = "account"
+    static let plainServer = "server"
+    /// Mapping v2: every attribute of the record, its sequence and its no-secret flag, packed (``PackedRecord``).
+    static let recordKey = "securestore.record"
     static let contentType = "application/octet-stream"
 
     /// The attributes every search of one store carries: schema and namespace.
@@ -122,22 +127,16 @@ enum Mapping {
         }
     }
 
-    /// Every Secret Service attribute of a stored record.
+    /// The Secret Service attributes of a stored record (mapping v2): what searches and other tools use, as
+    /// plain attributes, and everything else packed into ``recordKey``.
     static func attributes(of record: ItemRecord, namespace: String, sequence: UInt64) -> [String: String] {
         var out = scope(namespace: namespace)
         out[classKey] = record.itemClass.rawValue
-        out[sequenceKey] = sequenceAttribute(sequence)
         out[refKey] = refAttribute(record.persistentRef)
         out[uniqueKeyKey] = uniqueKeyAttribute(record.uniqueKey)
-        if record.data == nil { out[noDataKey] = "1" }
-        for (name, value) in record.attributes {
-            out[attributePrefix + name.code] = encode(value)
-        }
-        if let service = record.attributes[.service].flatMap(exactText), isSafe(service) {
-            out[plainService] = service
-        }
-        if let account = record.attributes[.account].flatMap(exactText), isSafe(account) {
-            out[plainAccount] = account
+        out[recordKey] = PackedRecord.encode(record, sequence: sequence)
+        for (name, plain) in [(AttributeName.service, plainService), (.account, plainAccount), (.server, plainServer)] {
+            if let text = record.attributes[name].flatMap(exactText), isSafe(text) { out[plain] = text }
         }
         return out
     }
@@ -153,14 +152,22 @@ enum Mapping {
 
     enum DecodeFailure: Error { case missing(String), malformed(String) }
 
-    /// A record and its insertion sequence from an item's attributes and secret.
+    /// A record and its insertion sequence from an item's attributes and secret: mapping v2 when the item has
+    /// ``recordKey``, else v1 (every attribute typed in its own `securestore.attr.<code>`, `securestore.seq`).
     static func record(from attributes: [String: String], data: Data) throws(DecodeFailure) -> (ItemRecord, UInt64) {
         guard let classText = attributes[classKey] else { throw .missing(classKey) }
         guard let itemClass = ItemClass(rawValue: classText) else { throw .malformed(classKey) }
-        guard let seqText = attributes[sequenceKey] else { throw .missing(sequenceKey) }
-        guard let seq = UInt64(seqText) else { throw .malformed(sequenceKey) }
         guard let refText = attributes[refKey] else { throw .missing(refKey) }
         guard let refData = unhex(refText) else { throw .malformed(refKey) }
+        let ref = PersistentRef(data: refData)
+        if let packed = attributes[recordKey] {
+            guard let (values, hasData, sequence) = PackedRecord.decode(packed) else { throw .malformed(recordKey) }
+            if !hasData, !data.isEmpty { throw .malformed(recordKey) }
+            return (ItemRecord(persistentRef: ref, itemClass: itemClass, attributes: values, data: hasData ? data : nil),
+                    sequence)
+        }
+        guard let seqText = attributes[sequenceKey] else { throw .missing(sequenceKey) }
+        guard let seq = UInt64(seqText) else { throw .malformed(sequenceKey) }
         var secret: Data? = data
         if let flag = attributes[noDataKey] {
             guard flag == "1", data.isEmpty else { throw .malformed(noDataKey) }
@@ -173,7 +180,97 @@ enum Mapping {
             guard let value = decode(text) else { throw .malformed(key) }
             values[name] = value
         }
-        return (ItemRecord(persistentRef: PersistentRef(data: refData), itemClass: itemClass, attributes: values,
-                           data: secret), seq)
+        return (ItemRecord(persistentRef: ref, itemClass: itemClass, attributes: values, data: secret), seq)
+    }
+}
+
+/// Mapping v2's packed record: the record's attributes, its insertion sequence and whether it has a secret,
+/// in one attribute value `2:` + base64 of
+///
+///     flags u8 (bit 0: has a secret) · sequence u64 · count u16 ·
+///     count × (code length u8 · code UTF-8 · tag u8 · value length u32 · value)
+///
+/// (integers big-endian). Tags: `s` text (UTF-8), `d` data, `n` Int64, `b` one byte 0/1, `t` the date's
+/// `timeIntervalSinceReferenceDate` bit pattern as u64. Decoding is strict: exact lengths, known codes and
+/// tags, no repeated code, nothing after the last attribute.
+enum PackedRecord {
+    static let prefix = "2:"
+
+    static func encode(_ record: ItemRecord, sequence: UInt64) -> String {
+        var out: [UInt8] = [record.data == nil ? 0 : 1]
+        append(sequence, bytes: 8, to: &out)
+        let entries = record.attributes.sorted { $0.key.code < $1.key.code }
+        append(UInt64(entries.count), bytes: 2, to: &out)
+        for (name, value) in entries {
+            let code = Array(name.code.utf8)
+            out.append(UInt8(code.count))
+            out += code
+            let (tag, body): (UInt8, [UInt8]) = switch value {
+            case .string(let s): (UInt8(ascii: "s"), Array(s.utf8))
+            case .data(let d): (UInt8(ascii: "d"), Array(d))
+            case .number(let n): (UInt8(ascii: "n"), bigEndian(UInt64(bitPattern: n)))
+            case .bool(let b): (UInt8(ascii: "b"), [b ? 1 : 0])
+            case .date(let date): (UInt8(ascii: "t"), bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
+            }
+            out.append(tag)
+            append(UInt64(body.count), bytes: 4, to: &out)
+            out += body
+        }
+        return prefix + Data(out).base64EncodedString()
+    }
+
+    /// The attributes, whether the record has a secret, and its sequence; nil for anything malformed.
+    static func decode(_ text: String) -> (values: [AttributeName: AttributeValue], hasData: Bool, sequence: UInt64)? {
+        guard text.hasPrefix(prefix), let data = Data(base64Encoded: String(text.dropFirst(prefix.count))) else {
+            return nil
+        }
+        let bytes = [UInt8](data)
+        var at = 0
+        func take(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, bytes.count - at >= n else { return nil }
+            defer { at += n }
+            return bytes[at..<at + n]
+        }
+        func integer(_ n: Int) -> UInt64? {
+            take(n).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        }
+        guard let flags = integer(1), flags <= 1, let sequence = integer(8), let count = integer(2) else { return nil }
+        var values: [AttributeName: AttributeValue] = [:]
+        for _ in 0..<count {
+            guard let length = integer(1), let codeBytes = take(Int(length)),
+                  let code = String(validating: codeBytes, as: UTF8.self),
+                  let name = AttributeName(codeOrName: code), name.code == code, values[name] == nil,
+                  let tag = integer(1), let size = integer(4), let body = take(Int(size)) else { return nil }
+            let value: AttributeValue
+            switch UInt8(tag) {
+            case UInt8(ascii: "s"):
+                guard let s = String(validating: body, as: UTF8.self) else { return nil }
+                value = .string(s)
+            case UInt8(ascii: "d"):
+                value = .data(Data(body))
+            case UInt8(ascii: "n"):
+                guard body.count == 8 else { return nil }
+                value = .number(Int64(bitPattern: body.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+            case UInt8(ascii: "b"):
+                guard body.count == 1, let flag = body.first, flag <= 1 else { return nil }
+                value = .bool(flag == 1)
+            case UInt8(ascii: "t"):
+                guard body.count == 8 else { return nil }
+                value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: body.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })))
+            default:
+                return nil
+            }
+            values[name] = value
+        }
+        guard at == bytes.count else { return nil }
+        return (values, flags == 1, sequence)
+    }
+
+    private static func bigEndian(_ v: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) }
+    }
+
+    private static func append(_ v: UInt64, bytes: Int, to out: inout [UInt8]) {
+        for i in stride(from: bytes - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(8 * i))) }
     }
 }

@@ -12,7 +12,7 @@ import Glibc
 /// namespace), mode 0600, in a 0700 folder of this user. Without `XDG_RUNTIME_DIR` (no login session) it is
 /// `/tmp/securestore-UID/` instead, a 0700 folder that must belong to this user. It does not cover writers
 /// on other machines (the keyring is per machine anyway) or programs that write the keyring without this
-/// lock (see MAPPING.md).
+/// lock (see MAPPING.md). The file also keeps the namespace's insertion sequence (``InsertionSequence``).
 final class WriterLock: @unchecked Sendable {   // used only under the backend's mutex
     let path: String
     private var fd: Int32 = -1
@@ -20,10 +20,8 @@ final class WriterLock: @unchecked Sendable {   // used only under the backend's
     static let wait: Duration = .seconds(10)
 
     init(collection: String, namespace: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a 64: a collision only makes two stores share a lock
-        for byte in Array(collection.utf8) + [0] + Array(namespace.utf8) {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
+        // A collision only makes two stores share a lock.
+        let hash = FNV1a.hash(Array(collection.utf8) + [0] + Array(namespace.utf8))
         path = Self.folder() + "/secret-service-" + String(hash, radix: 16) + ".lock"
     }
 
@@ -31,9 +29,7 @@ final class WriterLock: @unchecked Sendable {   // used only under the backend's
 
     /// The folder of lock files: `$XDG_RUNTIME_DIR/securestore`, else `/tmp/securestore-UID`.
     static func folder() -> String {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
-            return runtime + "/securestore"
-        }
+        if let runtime = XDG.runtimeFolder() { return runtime }
         return "/tmp/securestore-\(geteuid())"
     }
 
@@ -56,6 +52,26 @@ final class WriterLock: @unchecked Sendable {   // used only under the backend's
                     + "longer than \(Self.wait) (\(path)); nothing was written. Try again.")
             }
             usleep(2_000)
+        }
+    }
+
+    /// The insertion sequence's last number, kept in the lock file as 20 decimal digits and a newline (only
+    /// while the lock is held); nil when the file holds anything else (empty: never used).
+    func storedCounter() -> UInt64? {
+        guard fd >= 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 22)
+        let n = pread(fd, &buffer, buffer.count, 0)
+        guard n == 21, buffer[20] == 0x0A, buffer[0..<20].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return UInt64(String(decoding: buffer[0..<20], as: UTF8.self))
+    }
+
+    /// Records the insertion sequence's last number (while the lock is held).
+    func storeCounter(_ value: UInt64) throws(SecureStoreError) {
+        let digits = String(value)
+        let text = Array((String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
+        guard fd >= 0, pwrite(fd, text, text.count, 0) == text.count, ftruncate(fd, off_t(text.count)) == 0 else {
+            throw SecureStoreError(.io, "Could not record the insertion sequence in \(path): "
+                + "\(String(cString: strerror(errno))); nothing was written.")
         }
     }
 

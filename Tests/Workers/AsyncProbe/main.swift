@@ -29,7 +29,7 @@ func pool() async throws {
             group.addTask {
                 let began = clock.now
                 do throws(SecureStoreError) {
-                    _ = try await store.copyMatching(query, timeout: .milliseconds(600))
+                    _ = try await store.items(matching: query, timeout: .milliseconds(600))
                     return ("ok", clock.now - began)
                 } catch {
                     return (error.code.name, clock.now - began)

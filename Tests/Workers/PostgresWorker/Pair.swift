@@ -79,11 +79,11 @@ enum Pair {
 
     static func present(_ store: PostgresStore, _ name: String) -> String {
         do throws(SecureStoreError) {
-            let found = try store.copyMatching(ItemQuery(.genericPassword, [.service: .string("pair"), .account: .string(name)],
+            let found = try store.items(matching: ItemQuery(.genericPassword, [.service: .string("pair"), .account: .string(name)],
                                                          returning: .data))
-            return found.items.isEmpty ? "false" : "true"
+            return found.isEmpty ? "false" : "true"
         } catch {
-            return "\(error.code.name == "itemNotFound" ? "false" : "error \(error)")"
+            return "error \(error)"
         }
     }
 
@@ -138,8 +138,8 @@ enum Pair {
             say("after-kill-acked \(acked.count - killed)")
             say("maxms \(tally.withLock { $0.maxMs })")
             let fresh = try Pair.store(pairURL, dir, ns)
-            let found = Set(try fresh.copyMatching(ItemQuery(.genericPassword, [.service: .string("pair")], limit: .all,
-                                                              returning: .attributes)).items
+            let found = Set(try fresh.items(matching: ItemQuery(.genericPassword, [.service: .string("pair")], limit: .all,
+                                                              returning: .attributes))
                 .compactMap { item -> String? in
                     if case .string(let s)? = item.attributes?[.account] { return s }
                     return nil

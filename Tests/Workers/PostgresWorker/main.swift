@@ -139,13 +139,13 @@ do {
         down("add") { () throws(SecureStoreError) in
             try store.add(NewItem(.genericPassword, attributes("during"), data: Data()), returning: [])
         }
-        down("get") { () throws(SecureStoreError) in _ = try store.copyMatching(query) }
+        down("get") { () throws(SecureStoreError) in _ = try store.items(matching: query) }
         down("open") { () throws(SecureStoreError) in _ = try openStore(args[2]) }
         server("start")
         do throws(SecureStoreError) {
-            say("up \(try store.copyMatching(query).items.count)")
+            say("up \(try store.items(matching: query).count)")
             try store.add(NewItem(.genericPassword, attributes("after"), data: Data("after".utf8)), returning: [])
-            say("final \(try store.copyMatching(query).items.count)")
+            say("final \(try store.items(matching: query).count)")
         } catch {
             say("err up \(error.code.name) \(error.message)")
         }

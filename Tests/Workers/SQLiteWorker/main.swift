@@ -51,7 +51,7 @@ if args[1] == "read" {
             let name = "\(args[4])-\(i)"
             do throws(SecureStoreError) {
                 let query = ItemQuery(.genericPassword, [.service: .string("worker"), .account: .string(name)], returning: .data)
-                let data = try store.copyMatching(query).items.first?.data
+                let data = try store.items(matching: query).first?.data
                 say(data == Data(name.utf8) ? "read \(name)" : "bad \(name)")
             } catch {
                 say("err \(name) \(error.code.name) \(error.message)")

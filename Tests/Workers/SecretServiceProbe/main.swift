@@ -115,7 +115,7 @@ func asyncStopped(namespace: String) async {
             group.addTask {
                 let began = clock.now
                 do throws(SecureStoreError) {
-                    _ = try await store.copyMatching(query, timeout: .seconds(1))
+                    _ = try await store.items(matching: query, timeout: .seconds(1))
                     return ("ok", clock.now - began)
                 } catch {
                     return (error.code.name, clock.now - began)
@@ -139,7 +139,7 @@ func asyncStopped(namespace: String) async {
     say("measure maxTickGapMs \(ms(maxGap))")
     let began = clock.now
     do throws(SecureStoreError) {
-        guard try await store.copyMatching(query, timeout: .seconds(20)).items.first?.data == Data("x".utf8) else {
+        guard try await store.items(matching: query, timeout: .seconds(20)).first?.data == Data("x".utf8) else {
             throw SecureStoreError(.internalError, "wrong data after the daemon continued")
         }
         _ = try await store.clear(timeout: .seconds(20))
@@ -158,10 +158,10 @@ case "killed":
         say("killed \(pid)")
     }
     waitFor(false)
-    step("afterKill") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    step("afterKill") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
     restartUnlocked()
     step("afterRestart") { () throws(SecureStoreError) in
-        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+        guard try store?.items(matching: query).first?.data == Data("x".utf8) else {
             throw SecureStoreError(.internalError, "wrong data after restart")
         }
         try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "second"]))
@@ -172,10 +172,10 @@ case "stopped":
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
     let pid = daemonPID()
     if let pid { kill(pid, SIGSTOP) }
-    step("stoppedCopy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    step("stoppedCopy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
     if let pid { kill(pid, SIGCONT) }
     step("afterContinue") { () throws(SecureStoreError) in
-        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+        guard try store?.items(matching: query).first?.data == Data("x".utf8) else {
             throw SecureStoreError(.internalError, "wrong data after the daemon continued")
         }
     }
@@ -193,13 +193,13 @@ case "locked":
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
     _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
               + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login")
-    step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
     step("lockedAdd") { () throws(SecureStoreError) in try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "other"])) }
     step("lockedClear") { () throws(SecureStoreError) in try store?.clear() }
     step("lockedOpen") { () throws(SecureStoreError) in _ = try SecretServiceStore(namespace: namespace) }
     restartUnlocked()
     step("afterUnlock") { () throws(SecureStoreError) in
-        guard try store?.copyMatching(query).items.first?.data == Data("x".utf8) else {
+        guard try store?.items(matching: query).first?.data == Data("x".utf8) else {
             throw SecureStoreError(.internalError, "wrong data after unlock")
         }
     }
@@ -225,6 +225,6 @@ case "race":
 default:
     guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
-    step("copy") { () throws(SecureStoreError) in _ = try store?.copyMatching(query) }
+    step("copy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
 }

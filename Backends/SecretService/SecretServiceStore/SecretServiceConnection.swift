@@ -1,0 +1,354 @@
+import SecureStore
+import Foundation
+internal import CSecret
+
+/// The connection to the Secret Service: a `SecretService` proxy with an open transfer session, and the
+/// collection's object path. The only file of the backend that calls libsecret, GDBus or GLib; no pointer,
+/// GError or return code leaves it.
+///
+/// Calls that do not depend on each other are started together and awaited together (``Batch``): a
+/// transaction's first search travels with the collection's `Locked` check, and an item's attributes
+/// travel with the bulk `GetSecrets`. Used only under the backend's mutex.
+final class Connection: @unchecked Sendable {   // used by one thread at a time (the backend's mutex)
+    /// The bound on every D-Bus call.
+    static let timeout = SecretServiceBackend.callTimeoutMilliseconds
+    /// At most this many reads of one batch are in flight at once (each has its own timeout).
+    static let readWindow = 128
+    /// At most this many writes of one batch: the daemon rewrites its file for each (tens of milliseconds in a
+    /// big keyring), and a call's timeout runs from when it is sent, so writes are not queued up at the daemon.
+    static let writeWindow = 2
+
+    private let service: UnsafeMutablePointer<SecretService>
+    let collectionPath: String
+    /// Set after a D-Bus failure; the backend then opens a new connection for the next transaction.
+    private(set) var broken = false
+    /// Set when the failure was a call that got no answer in time.
+    private(set) var timedOut = false
+
+    private init(service: UnsafeMutablePointer<SecretService>, collectionPath: String) {
+        self.service = service
+        self.collectionPath = collectionPath
+    }
+
+    deinit { ss_unref(UnsafeMutableRawPointer(service)) }
+
+    /// What a user can do when no Secret Service answers.
+    static let hint = "the Secret Service is the desktop keyring: log in to a desktop session that runs one (GNOME "
+        + "Keyring, KeePassXC), or start one in this session with `gnome-keyring-daemon --unlock --components=secrets` "
+        + "(inside `dbus-run-session` when there is no session bus), or choose another backend (`--backend sqlite`)"
+
+    // MARK: Opening
+
+    /// - Parameter activate: whether D-Bus may start a Secret Service by activation (first open only; a
+    ///   reconnect after a failure never starts one, as an activated daemon cannot unlock without a prompt).
+    static func open(collection: String, activate: Bool) throws(SecureStoreError) -> Connection {
+        var error: UnsafeMutablePointer<GError>? = nil
+        if !activate {
+            let running = ss_service_running(timeout, &error)
+            if running < 0 {
+                let why = String(cString: ss_error_message(error))
+                ss_error_free(error)
+                throw SecureStoreError(.notAvailable, "Secret Service not available: \(why); \(hint).")
+            }
+            if running == 0 {
+                throw SecureStoreError(.notAvailable,
+                    "Secret Service not available: no process owns org.freedesktop.secrets on the session bus; \(hint).")
+            }
+        }
+        // Bound the set-up too: a timer cancels it after the call timeout (the cancellable stays alive until
+        // both the timer and this function are done with it).
+        let cancellable = ss_cancellable_new()
+        let timer = CancellableRef(cancellable)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout))) {
+            timer.cancel()
+        }
+        let opened = ss_open(timeout, cancellable, &error)
+        ss_unref(UnsafeMutableRawPointer(cancellable))
+        guard let service = opened else {
+            var why = String(cString: ss_error_message(error))
+            if ss_error_is_cancelled(error) != 0 {
+                why = "no answer within \(timeout) ms"
+            }
+            ss_error_free(error)
+            throw SecureStoreError(.notAvailable, "Secret Service not available: \(why); \(hint).")
+        }
+        var aliasError: UnsafeMutablePointer<GError>? = nil
+        let aliasPath = secret_service_read_alias_dbus_path_sync(service, collection, nil, &aliasError)
+        if let aliasError {
+            let failure = describe(aliasError, doing: "reading the collection alias \(collection)")
+            ss_error_free(aliasError)
+            ss_unref(UnsafeMutableRawPointer(service))
+            throw failure
+        }
+        let path: String
+        if let aliasPath {
+            path = String(cString: aliasPath)
+            ss_free(aliasPath)
+        } else {
+            path = "/org/freedesktop/secrets/collection/" + collection
+        }
+        let connection = Connection(service: service, collectionPath: path)
+        _ = try connection.search([], checkingLock: true)
+        return connection
+    }
+
+    // MARK: Errors
+
+    /// Maps a GError to a SecureStoreError. Messages carry D-Bus facts only, never secrets.
+    private static func describe(_ error: UnsafeMutablePointer<GError>, doing what: String) -> SecureStoreError {
+        let message = String(cString: ss_error_message(error))
+        var remote = ""
+        if let name = ss_error_remote_name(error) {
+            remote = String(cString: name)
+            ss_free(name)
+        }
+        if ss_error_is_locked(error) != 0 || remote == "org.freedesktop.Secret.Error.IsLocked" {
+            return SecureStoreError(.interactionNotAllowed,
+                "The Secret Service collection is locked (\(what)); unlocking needs a prompt, which is not allowed. "
+                + "Unlock your keyring (e.g. log in, or open it once in your keyring manager) and retry.")
+        }
+        if ss_error_is_timeout(error) != 0 {
+            return SecureStoreError(.notAvailable,
+                "Secret Service not available: no answer within \(timeout) ms while \(what); \(hint).")
+        }
+        if ss_error_is_service_gone(error) != 0 || ss_error_is_no_such_object(error) != 0
+            || remote.hasPrefix("org.freedesktop.DBus.Error.") || remote == "org.freedesktop.Secret.Error.NoSuchObject"
+            || remote == "org.freedesktop.Secret.Error.NoSession"   // the daemon restarted since we connected
+        {
+            return SecureStoreError(.notAvailable,
+                "Secret Service not available: \(message) (while \(what)); \(hint).")
+        }
+        return SecureStoreError(.io, "Secret Service call failed while \(what): \(message)")
+    }
+
+    /// Consumes `error`, marks the connection broken and returns the mapped error.
+    private func fail(_ error: UnsafeMutablePointer<GError>?, doing what: String) -> SecureStoreError {
+        guard let error else {
+            broken = true
+            return SecureStoreError(.io, "Secret Service call failed while \(what) (no reason given).")
+        }
+        let mapped = Self.describe(error, doing: what)
+        if ss_error_is_timeout(error) != 0 { timedOut = true }
+        ss_error_free(error)
+        if mapped.code != .interactionNotAllowed { broken = true }
+        return mapped
+    }
+
+    private func lockedError() -> SecureStoreError {
+        SecureStoreError(.interactionNotAllowed,
+            "The Secret Service collection \(collectionPath) is locked; unlocking needs a prompt, which is not "
+            + "allowed. Unlock your keyring (e.g. log in, or open it once in your keyring manager) and retry.")
+    }
+
+    // MARK: Batches
+
+    /// D-Bus calls in flight together: `start` begins call `i`, `finish` reads it after it completed. At most
+    /// `window` calls are outstanding; every started call is awaited before this returns, so no reply
+    /// arrives after. The first failure (in call order) is thrown after all are done.
+    private func batch(count: Int, window: Int = Connection.readWindow, doing what: (Int) -> String,
+                       start: (Int, UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void,
+                       finish: (Int, UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void)
+        throws(SecureStoreError)
+    {
+        guard count > 0 else { return }
+        let context = ss_batch_begin()
+        var calls: [UnsafeMutablePointer<SSCall>] = []
+        calls.reserveCapacity(count)
+        var failure: SecureStoreError? = nil
+        var started = 0
+        func startNext() {
+            let call: UnsafeMutablePointer<SSCall> = ss_call_new()
+            calls.append(call)
+            let index = started
+            started += 1
+            do throws(SecureStoreError) { try start(index, call) } catch {
+                if failure == nil { failure = error }
+                call.pointee.done = 1   // never started: nothing to wait for
+            }
+        }
+        while started < min(count, window) { startNext() }
+        for i in 0..<count {
+            ss_call_wait(context, calls[i])
+            if started < count { startNext() }
+        }
+        ss_batch_end(context)
+        defer { for call in calls { ss_call_free(call) } }
+        if let failure { throw failure }
+        for i in 0..<count {
+            guard ss_call_ok(calls[i]) != 0 else { throw fail(ss_call_take_error(calls[i]), doing: what(i)) }
+            try finish(i, calls[i])
+        }
+    }
+
+    private static func table(_ attributes: [String: String]) -> OpaquePointer? {
+        let t = ss_strings_new()
+        for (k, v) in attributes { ss_strings_put(t, k, v) }
+        return t
+    }
+
+    // MARK: Reading
+
+    /// SearchItems for each query, together (and with the collection's `Locked` check when `checkingLock`):
+    /// the paths in this collection matching any query, each once, in query order. A locked collection or
+    /// locked matches → `interactionNotAllowed` (we never prompt).
+    func search(_ queries: [[String: String]], checkingLock: Bool) throws(SecureStoreError) -> [String] {
+        var paths: [String] = []
+        var seen = Set<String>()
+        var lockedMatch = false
+        let prefix = collectionPath + "/"
+        let lockCall = checkingLock ? 1 : 0
+        try batch(count: queries.count + lockCall, doing: { i in
+            i < lockCall ? "checking whether collection \(collectionPath) is locked" : "searching items"
+        }, start: { (i, call) throws(SecureStoreError) in
+            if i < lockCall {
+                ss_start_get_locked(service, collectionPath, Self.timeout, call)
+            } else {
+                let t = Self.table(queries[i - lockCall])
+                ss_start_search(service, t, Self.timeout, call)
+                ss_table_unref(t)
+            }
+        }, finish: { (i, call) throws(SecureStoreError) in
+            if i < lockCall {
+                if ss_call_locked(call) == 1 { throw lockedError() }
+                return
+            }
+            for j in 0..<ss_call_path_count(call, 1) where String(cString: ss_call_path_at(call, 1, j)).hasPrefix(prefix) {
+                lockedMatch = true
+            }
+            for j in 0..<ss_call_path_count(call, 0) {
+                let path = String(cString: ss_call_path_at(call, 0, j))
+                if path.hasPrefix(prefix), seen.insert(path).inserted { paths.append(path) }
+            }
+        })
+        if lockedMatch {
+            throw SecureStoreError(.interactionNotAllowed,
+                "Matching items in \(collectionPath) are locked; unlocking needs a prompt, which is not allowed.")
+        }
+        return paths
+    }
+
+    /// The attributes of these items, and their secrets when `secrets`: one bulk `GetSecrets` and one
+    /// `Properties.Get(Attributes)` per item, all in flight together.
+    func load(_ paths: [String], secrets: Bool) throws(SecureStoreError) -> [(attributes: [String: String], secret: Data?)] {
+        var attributes = [[String: String]](repeating: [:], count: paths.count)
+        var values: [String: Data] = [:]
+        let extra = secrets ? 1 : 0
+        try batch(count: paths.count + extra, doing: { i in
+            i < extra ? "reading secrets" : "reading the attributes of \(paths[i - extra])"
+        }, start: { (i, call) throws(SecureStoreError) in
+            if i < extra {
+                var cPaths: [UnsafePointer<CChar>?] = paths.map { UnsafePointer(strdup($0)) }
+                cPaths.append(nil)
+                defer { for p in cPaths { free(UnsafeMutablePointer(mutating: p)) } }
+                cPaths.withUnsafeBufferPointer { ss_start_get_secrets(service, $0.baseAddress, Self.timeout, call) }
+            } else {
+                ss_start_get_attributes(service, paths[i - extra], Self.timeout, call)
+            }
+        }, finish: { (i, call) throws(SecureStoreError) in
+            if i < extra {
+                for j in 0..<ss_call_secret_count(call) {
+                    var path: UnsafePointer<CChar>? = nil
+                    guard let value = ss_call_secret_at(service, call, j, &path), let path else {
+                        throw SecureStoreError(.io, "The Secret Service returned a secret this session cannot decode.")
+                    }
+                    defer { ss_value_unref(value) }
+                    var length = 0
+                    let bytes = ss_value_bytes(value, &length)
+                    if let bytes, length > 0 {
+                        values[String(cString: path)] = Data(bytes: bytes, count: length)
+                    } else {
+                        values[String(cString: path)] = Data()
+                    }
+                }
+                return
+            }
+            guard let v = ss_call_attributes(call) else {
+                throw SecureStoreError(.io, "The Attributes property of \(paths[i - extra]) is not a string map.")
+            }
+            defer { ss_variant_unref(v) }
+            var out: [String: String] = [:]
+            for j in 0..<ss_variant_count(v) {
+                var k: UnsafePointer<CChar>? = nil
+                var val: UnsafePointer<CChar>? = nil
+                ss_variant_entry(v, j, &k, &val)
+                if let k, let val { out[String(cString: k)] = String(cString: val) }
+            }
+            attributes[i - extra] = out
+        })
+        return paths.indices.map { (attributes[$0], secrets ? values[paths[$0]] : nil) }
+    }
+
+    // MARK: Writing
+
+    private static func value(_ data: Data) -> OpaquePointer? {
+        data.withUnsafeBytes { raw in ss_value_new(raw.baseAddress, raw.count) }
+    }
+
+    /// CreateItem in the collection (label, attributes, secret); returns the new item's path.
+    func create(label: String, attributes: [String: String], secret: Data) throws(SecureStoreError) -> String {
+        let t = Self.table(attributes)
+        let properties = ss_item_properties(label, t)
+        let value = Self.value(secret)
+        defer { ss_table_unref(t); ss_table_unref(properties); ss_value_unref(value) }
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let path = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
+                                                                  SECRET_ITEM_CREATE_NONE, nil, &error) else {
+            throw fail(error, doing: "creating an item")
+        }
+        defer { ss_free(path) }
+        return String(cString: path)
+    }
+
+    /// Rewrites an item in place, together: attributes always, the label and the secret when given.
+    func update(path: String, attributes: [String: String], label: String?, secret: Data?) throws(SecureStoreError) {
+        var steps: [(String, (UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void)] = []
+        steps.append(("setting the attributes of \(path)", { call throws(SecureStoreError) in
+            let t = Self.table(attributes)
+            ss_start_set_attributes(self.service, path, t, Self.timeout, call)
+            ss_table_unref(t)
+        }))
+        if let label {
+            steps.append(("setting the label of \(path)", { call throws(SecureStoreError) in
+                ss_start_set_label(self.service, path, label, Self.timeout, call)
+            }))
+        }
+        if let secret {
+            steps.append(("setting the secret of \(path)", { call throws(SecureStoreError) in
+                let value = Self.value(secret)
+                defer { ss_value_unref(value) }
+                guard ss_start_set_secret(self.service, path, value, Self.timeout, call) != 0 else {
+                    throw SecureStoreError(.io, "Could not encode the secret for the Secret Service session.")
+                }
+            }))
+        }
+        try batch(count: steps.count, doing: { steps[$0].0 }, start: { (i, call) throws(SecureStoreError) in
+            try steps[i].1(call)
+        }, finish: { _, _ in })
+    }
+
+    /// Deletes these items, the calls in flight together. An item that needs a prompt to be deleted →
+    /// `interactionNotAllowed`.
+    func delete(_ paths: [String]) throws(SecureStoreError) {
+        try batch(count: paths.count, window: Self.writeWindow, doing: { "deleting \(paths[$0])" }, start: { (i, call) throws(SecureStoreError) in
+            ss_start_delete(service, paths[i], Self.timeout, call)
+        }, finish: { (i, call) throws(SecureStoreError) in
+            if ss_call_no_prompt(call) == 0 {
+                throw SecureStoreError(.interactionNotAllowed,
+                    "Deleting \(paths[i]) needs a prompt, which is not allowed; unlock your keyring and retry.")
+            }
+        })
+    }
+}
+
+/// A reference on a GCancellable for the timer that cancels it; released after cancelling.
+private final class CancellableRef: @unchecked Sendable {   // g_cancellable_cancel is thread-safe
+    private let pointer: UnsafeMutablePointer<GCancellable>?
+    init(_ pointer: UnsafeMutablePointer<GCancellable>?) {
+        self.pointer = pointer
+        _ = g_object_ref(UnsafeMutableRawPointer(pointer))
+    }
+    func cancel() {
+        ss_cancel(pointer)
+        ss_unref(UnsafeMutableRawPointer(pointer))
+    }
+}

@@ -1,0 +1,216 @@
+public import SecureStore
+import Foundation
+
+/// One transaction on a ``SecretServiceBackend`` (runs under the backend's mutex, a writer also under the
+/// writer lock): turns filters into searches, records into items, and keeps the undo log.
+///
+/// The Secret Service has no transactions: every write takes effect at once, and a transaction that fails
+/// is undone by ``rollBack()``, best effort (``SecretServiceBackend/guarantees``).
+public struct SecretServiceTransaction: StorageTransaction {
+    struct Known {
+        var path: String
+        var record: ItemRecord
+        var sequence: UInt64
+    }
+    enum Undo {
+        case inserted(path: String)
+        case replaced(Known)
+        case removed(Known)
+    }
+
+    let connection: Connection
+    let namespace: String
+    /// Hands out insertion sequence numbers; nil in a reading transaction.
+    let sequence: InsertionSequence?
+    /// Records this transaction has seen, by reference (for replace/remove and for undo).
+    var known: [PersistentRef: Known] = [:]
+    var undo: [Undo] = []
+    /// Whether the collection's `Locked` property was read in this transaction (with its first search).
+    var lockChecked = false
+    /// Whether anything was sent that changes the keyring (then the transaction is never retried).
+    private(set) var wrote = false
+
+    init(connection: Connection, namespace: String, sequence: InsertionSequence?) {
+        self.connection = connection
+        self.namespace = namespace
+        self.sequence = sequence
+    }
+
+    /// Searches, with the collection's lock check on the transaction's first call.
+    private mutating func search(_ queries: [[String: String]]) throws(SecureStoreError) -> [String] {
+        let paths = try connection.search(queries, checkingLock: !lockChecked)
+        lockChecked = true
+        return paths
+    }
+
+    /// Before the first write: the collection must be unlocked (writing to a locked one would prompt).
+    private mutating func willWrite() throws(SecureStoreError) {
+        if !lockChecked { _ = try search([]) }
+        wrote = true
+    }
+
+    public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        var base = Mapping.scope(namespace: namespace)
+        if let c = filter.itemClass { base[Mapping.classKey] = c.rawValue }
+        // The plain service/account attributes the query names as non-empty text (an item without the
+        // attribute matches only the empty default, so narrowing by them cannot miss an item).
+        var plain = base
+        for (name, key) in [(AttributeName.service, Mapping.plainService), (AttributeName.account, Mapping.plainAccount)] {
+            if let value = filter.equalities[name], let text = Mapping.exactText(value), !text.isEmpty, Mapping.isSafe(text) {
+                plain[key] = text
+            }
+        }
+        var searches: [[String: String]] = []
+        if let ref = filter.persistentRef {
+            base[Mapping.refKey] = Mapping.refAttribute(ref)
+            searches = [base]
+        } else if let keys = filter.uniqueKeys, keys.count == 1 || plain.count == base.count {
+            for key in Set(keys) {
+                var q = base
+                q[Mapping.uniqueKeyKey] = Mapping.uniqueKeyAttribute(key)
+                searches.append(q)
+            }
+        } else {
+            // Also for several unique keys (one per access group and sync state) when the query names a
+            // service or account: one search instead of one per key (a superset; the core re-checks).
+            searches = [plain]
+        }
+        let records = try load(try search(searches))
+        for known in records { self.known[known.record.persistentRef] = known }
+        return records.map(\.record)
+    }
+
+    /// Attributes and secrets of these items (one bulk GetSecrets, the attribute reads with it), in
+    /// insertion order.
+    private func load(_ paths: [String]) throws(SecureStoreError) -> [Known] {
+        guard !paths.isEmpty else { return [] }
+        let items = try connection.load(paths, secrets: true)
+        var out: [Known] = []
+        out.reserveCapacity(paths.count)
+        for (path, item) in zip(paths, items) {
+            guard let data = item.secret else {
+                throw SecureStoreError(.io, "Secret Service returned no secret for item \(path).")
+            }
+            out.append(try Self.decode(item.attributes, data, path: path))
+        }
+        out.sort { ($0.sequence, $0.path) < ($1.sequence, $1.path) }
+        return out
+    }
+
+    static func decode(_ attributes: [String: String], _ data: Data, path: String) throws(SecureStoreError) -> Known {
+        do throws(Mapping.DecodeFailure) {
+            let (record, sequence) = try Mapping.record(from: attributes, data: data)
+            return Known(path: path, record: record, sequence: sequence)
+        } catch {
+            let what: String = switch error {
+            case .missing(let key): "lacks attribute \(key)"
+            case .malformed(let key): "has a malformed attribute \(key)"
+            }
+            throw SecureStoreError(.decode, "The Secret Service item \(path) \(what); it was not written by this "
+                + "version of SecureStore or was changed by another program. Delete it with your keyring manager.")
+        }
+    }
+
+    private mutating func locate(_ ref: PersistentRef) throws(SecureStoreError) -> Known? {
+        if let k = known[ref] { return k }
+        _ = try find(RecordFilter(persistentRef: ref))
+        return known[ref]
+    }
+
+    private func create(_ record: ItemRecord, sequence: UInt64) throws(SecureStoreError) -> String {
+        try connection.create(label: Mapping.label(of: record),
+                              attributes: Mapping.attributes(of: record, namespace: namespace, sequence: sequence),
+                              secret: record.data ?? Data())   // no secret: empty, marked in the packed record
+    }
+
+    public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
+        guard let sequence else {
+            throw SecureStoreError(.internalError, "An insert was attempted in a reading transaction.")
+        }
+        try willWrite()
+        let number = try sequence.next(connection: connection, namespace: namespace)
+        let path = try create(record, sequence: number)
+        undo.append(.inserted(path: path))
+        known[record.persistentRef] = Known(path: path, record: record, sequence: number)
+    }
+
+    /// Rewrites `old`'s item as `record` (keeping its sequence), sending the label and secret only when they
+    /// change. Upgrades an item of mapping v1 to v2.
+    private func rewrite(_ old: Known, to record: ItemRecord) throws(SecureStoreError) {
+        let label = Mapping.label(of: record)
+        try connection.update(path: old.path,
+                              attributes: Mapping.attributes(of: record, namespace: namespace, sequence: old.sequence),
+                              label: label == Mapping.label(of: old.record) ? nil : label,
+                              secret: record.data == old.record.data ? nil : record.data ?? Data())
+    }
+
+    public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
+        guard let old = try locate(record.persistentRef) else {
+            throw SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
+        }
+        try willWrite()
+        undo.append(.replaced(old))
+        try rewrite(old, to: record)
+        known[record.persistentRef] = Known(path: old.path, record: record, sequence: old.sequence)
+    }
+
+    public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
+        var doomed: [Known] = []
+        for ref in refs {
+            guard let old = try locate(ref) else { continue }
+            doomed.append(old)
+        }
+        guard !doomed.isEmpty else { return }
+        try willWrite()
+        // Logged before the deletes: undoing a delete that did not happen re-creates nothing new (the
+        // item is found by its reference first).
+        for old in doomed { undo.append(.removed(old)) }
+        try connection.delete(doomed.map(\.path))
+        for old in doomed { known[old.record.persistentRef] = nil }
+    }
+
+    public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
+        var queries: [[String: String]] = []
+        if classes == Set(ItemClass.allCases) {
+            queries = [Mapping.scope(namespace: namespace)]
+        } else {
+            for c in classes.sorted(by: { $0.rawValue < $1.rawValue }) {
+                var q = Mapping.scope(namespace: namespace)
+                q[Mapping.classKey] = c.rawValue
+                queries.append(q)
+            }
+        }
+        let paths = try search(queries)
+        try willWrite()
+        try connection.delete(paths)
+        known = [:]
+        return paths.count
+    }
+
+    /// Best effort: undoes this transaction's writes in reverse order (a removed item that is gone is
+    /// re-created with its attributes, sequence and secret, so it keeps its place). Failures here are ignored.
+    mutating func rollBack() {
+        for step in undo.reversed() {
+            do throws(SecureStoreError) {
+                switch step {
+                case .inserted(let path):
+                    try connection.delete([path])
+                case .replaced(let old):
+                    try connection.update(path: old.path,
+                                          attributes: Mapping.attributes(of: old.record, namespace: namespace,
+                                                                         sequence: old.sequence),
+                                          label: Mapping.label(of: old.record), secret: old.record.data ?? Data())
+                case .removed(let old):
+                    var probe = Mapping.scope(namespace: namespace)
+                    probe[Mapping.refKey] = Mapping.refAttribute(old.record.persistentRef)
+                    if try connection.search([probe], checkingLock: false).isEmpty {
+                        _ = try create(old.record, sequence: old.sequence)
+                    }
+                }
+            } catch {
+                continue
+            }
+        }
+        undo = []
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SecureStore
+import InMemoryStore
+import SecItem
+
+extension BackendEntry {
+    /// The SecItem functions over a memory store, against the typed API on the same store: what Apple's
+    /// dictionaries, status codes and result shapes cost on top.
+    static let secItem: BackendEntry = {
+        var entry = BackendEntry(
+            name: "secitem",
+            makeStore: { (_: String) throws -> any SecureStore in try InMemoryStore() },
+            databaseFile: nil,
+            limits: [LimitEntry(name: "typed API (memory)",
+                                make: { (_: String) throws -> any BenchTarget in
+                                    StoreTarget(try InMemoryStore(), databasePath: nil) })],
+            goals: [
+                Goal(text: "lookup through SecItem within 1 µs of the typed API", kind: .overLimit(.lookup, micros: 1)),
+                Goal(text: "add through SecItem within 1 µs of the typed API", kind: .overLimit(.add, micros: 1)),
+            ])
+        entry.interleave = false
+        entry.makeTarget = { store in SecItemTarget(store) }   // `store` is not used: see SecItemTarget
+        return entry
+    }()
+}
+
+/// `SecItemAdd`, `SecItemCopyMatching`, `SecItemUpdate` and `SecItemDelete` with the dictionaries Apple code
+/// passes, over one in-memory store bootstrapped as the process-wide SecItem store (bootstrap is once per
+/// process), emptied for each new target.
+final class SecItemTarget: BenchTarget {
+    private static let bootstrapped: Void = {
+        do throws(SecureStoreError) {
+            SecItemSystem.bootstrap(try InMemoryStore())
+        } catch {
+            fatalError("An in-memory store cannot fail to open: \(error)")
+        }
+    }()
+
+    init(_: any SecureStore) {
+        Self.bootstrapped
+        _ = SecItemDelete([kSecClass as String: kSecClassGenericPassword,
+                           kSecAttrSynchronizable as String: kSecAttrSynchronizableAny] as CFDictionary)
+    }
+
+    private static func query(_ service: String, _ account: String) -> [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+         kSecAttrAccount as String: account]
+    }
+
+    private static func check(_ status: OSStatus, _ what: String) throws {
+        guard status == errSecSuccess else { throw BenchFailure("\(what): OSStatus \(status)") }
+    }
+
+    func add(service: String, account: String, secret: Data) throws {
+        var attributes = Self.query(service, account)
+        attributes[kSecValueData as String] = secret
+        try Self.check(SecItemAdd(attributes as CFDictionary, nil), "SecItemAdd")
+    }
+
+    func lookup(service: String, account: String) throws -> Int {
+        var query = Self.query(service, account)
+        query[kSecReturnData as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitOne
+        var result: CFTypeRef?
+        try Self.check(SecItemCopyMatching(query as CFDictionary, &result), "SecItemCopyMatching")
+        guard let data = result as? Data else { throw BenchFailure("A lookup returned no secret.") }
+        return data.count
+    }
+
+    func list(service: String) throws -> Int {
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                    kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]
+        var result: CFTypeRef?
+        try Self.check(SecItemCopyMatching(query as CFDictionary, &result), "SecItemCopyMatching (all)")
+        guard let items = result as? [Any] else { throw BenchFailure("A list returned no array.") }
+        return items.count
+    }
+
+    func update(service: String, account: String, secret: Data) throws {
+        try Self.check(SecItemUpdate(Self.query(service, account) as CFDictionary,
+                                     [kSecValueData as String: secret] as CFDictionary), "SecItemUpdate")
+    }
+
+    func delete(service: String, account: String) throws {
+        try Self.check(SecItemDelete(Self.query(service, account) as CFDictionary), "SecItemDelete")
+    }
+
+    func clear() throws {
+        let status = SecItemDelete([kSecClass as String: kSecClassGenericPassword,
+                                    kSecAttrSynchronizable as String: kSecAttrSynchronizableAny] as CFDictionary)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw BenchFailure("clear: OSStatus \(status)") }
+    }
+
+    func storageBytes() throws -> Int? { nil }
+    func close() {}
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+// Checking input: new records, changes, attribute sets and queries. Errors name the typed API's parameters
+// (`limit`, `caseInsensitive`, …) and attributes by their code; the SecItem functions report Apple's keys.
+
+extension Keychain {
+    // MARK: Building records
+
+    func newRecord(_ item: NewItem) throws(SecureStoreError) -> ItemRecord {
+        var attributes = try validate(item.attributes, for: item.itemClass, writing: true)
+        try StoreLimits.checkSecret(item.data?.count ?? 0)
+        attributes.reserveCapacity(attributes.count + 5)   // one copy, no rehash as the store's five are added
+        if attributes[.accessGroup] == nil {
+            attributes[.accessGroup] = .string(configuration.accessGroups[0])
+        }
+        if attributes[.accessible] == nil {
+            attributes[.accessible] = .string(item.itemClass.defaultAccessibility.rawValue)
+        }
+        if attributes[.synchronizable] == nil {
+            attributes[.synchronizable] = .bool(false)
+        }
+        let now = configuration.clock()
+        attributes[.creationDate] = .date(now)
+        attributes[.modificationDate] = .date(now)
+        return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, attributes: attributes,
+                          data: item.data)
+    }
+
+    func normalizeChanges(_ changes: ItemChanges, itemClass: ItemClass?) throws(SecureStoreError)
+        -> [AttributeName: AttributeValue]
+    {
+        // Dates are the store's: creation never changes, modification becomes now.
+        let settable = changes.attributes.filter { $0.key != .creationDate && $0.key != .modificationDate }
+        return try validate(settable, for: itemClass, writing: true)
+    }
+
+    /// Checks and normalizes attributes. Errors come in a fixed order, so every backend reports the same
+    /// error for the same input: first a bad value of an attribute the class defines (param: a value of the
+    /// wrong type, or when `writing` a value over ``StoreLimits/maxAttributeValueBytes``, in code order), then
+    /// an attribute the class lacks (noSuchAttribute; like Apple, its value is not looked at), then a foreign
+    /// group (missingEntitlement). The secret's size is checked after the attributes.
+    ///
+    /// One set of rules (`normalize`, `StoreLimits`): the usual, valid input is taken in one pass in any order;
+    /// only when something is wrong are the attributes walked again in code order to find the first error.
+    /// Input already in normal form is returned as it is (a copy is made at the first value that changes).
+    func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool = false)
+        throws(SecureStoreError) -> [AttributeName: AttributeValue]
+    {
+        let defined = itemClass?.attributes
+        var normalized = attributes
+        for (name, value) in attributes {
+            guard defined?.contains(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
+                throw firstError(attributes, for: itemClass, writing: writing)
+            }
+            if clean != value { normalized[name] = clean }
+        }
+        if let group = normalized[.accessGroup] { try checkGroup(group) }
+        return normalized
+    }
+
+    /// `value` normalized, or `nil` when `normalize` or (writing) the size limit refuses it.
+    private static func accepted(_ name: AttributeName, _ value: AttributeValue, writing: Bool) -> AttributeValue? {
+        do throws(SecureStoreError) {
+            let clean = try name.normalize(value)
+            if writing { try StoreLimits.checkAttribute(name, clean) }
+            return clean
+        } catch {
+            return nil
+        }
+    }
+
+    /// The error `validate` reports for attributes it refused: the first in the documented order.
+    private func firstError(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool)
+        -> SecureStoreError
+    {
+        let names = attributes.keys.sorted()
+        let defined = itemClass?.attributes
+        for name in names where defined?.contains(name) ?? true {
+            guard let value = attributes[name] else { continue }
+            do throws(SecureStoreError) {
+                let clean = try name.normalize(value)
+                if writing { try StoreLimits.checkAttribute(name, clean) }
+            } catch {
+                return error
+            }
+        }
+        if let itemClass, let defined, let name = names.first(where: { !defined.contains($0) }) {
+            return SecureStoreError(.noSuchAttribute,
+                "A \(itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)
+        }
+        return SecureStoreError(.internalError, "An attribute was refused without a reason.")
+    }
+
+    private func checkGroup(_ group: AttributeValue) throws(SecureStoreError) {
+        guard let text = group.text, configuration.accessGroups.contains(text) else {
+            throw SecureStoreError(.missingEntitlement,
+                "Access group \(group) is not one of this store's groups \(configuration.accessGroups); "
+                + "configure the store with it or leave the group out.", parameter: AttributeName.accessGroup.code)
+        }
+    }
+
+    // MARK: Queries
+
+    func prepare(_ query: ItemQuery, for operation: KeychainOperation) throws(SecureStoreError) -> PreparedQuery {
+        switch operation {
+        case .copy:
+            if case .count(let n)? = query.limit, n < 1 {
+                throw .param("limit", "The match limit must be one, all, or a positive number; got \(n).")
+            }
+        case .update, .delete:
+            let verb = operation == .update ? "An update" : "A delete"
+            if query.limit != nil {
+                throw .param("limit", "\(verb) affects every matching item; remove the match limit.")
+            }
+            if query.caseInsensitive {
+                throw .param("caseInsensitive", "\(verb) query may not match case-insensitively; remove that option.")
+            }
+            if operation == .update, !query.returning.isEmpty {
+                throw .param("returning", "An update query may not ask for results; remove the return options.")
+            }
+        }
+        if let ref = query.persistentRef {
+            guard query.attributes.isEmpty, !query.synchronizableAny else {
+                throw .param("persistentRef",
+                    "A persistent reference identifies one item by itself; remove the other attributes from the query.")
+            }
+            return PreparedQuery(itemClass: query.itemClass, attributes: [:], synchronizable: nil,
+                                 groups: accessGroupSet, caseInsensitive: false, keyDecides: false,
+                                 filter: RecordFilter(itemClass: query.itemClass, persistentRef: ref))
+        }
+        guard let itemClass = query.itemClass else {
+            throw .param("itemClass", "The query has no item class; set one (generic password, internet password, …).")
+        }
+        var attributes = try validate(query.attributes, for: itemClass)
+        var synchronizable: Bool? = false
+        if let sync = attributes.removeValue(forKey: .synchronizable) {
+            guard !query.synchronizableAny else {
+                throw .param("synchronizableAny", "The query asks for synchronizable = \(sync) and for any; keep one.")
+            }
+            synchronizable = sync.integer == 1
+        } else if query.synchronizableAny {
+            synchronizable = nil
+        }
+        var groups = configuration.accessGroups
+        if let group = attributes.removeValue(forKey: .accessGroup) {
+            groups = [group.text ?? ""]
+        }
+        var filter = RecordFilter(itemClass: itemClass)
+        var keyDecides = false
+        if !query.caseInsensitive {
+            filter.equalities = attributes
+            if itemClass.uniquenessKey.allSatisfy({ $0 == .accessGroup || $0 == .synchronizable || attributes[$0] != nil }) {
+                var keys: [UniqueKey] = []
+                for group in groups {
+                    for sync in [false, true] where synchronizable == nil || synchronizable == sync {
+                        keys.append(UniqueKey(itemClass: itemClass) { name in
+                            name == .accessGroup ? .string(group) : name == .synchronizable ? .bool(sync) : attributes[name]
+                        })
+                    }
+                }
+                filter.uniqueKeys = keys
+                let key = itemClass.uniquenessKey
+                keyDecides = attributes.keys.allSatisfy { key.contains($0) }
+            }
+        }
+        return PreparedQuery(itemClass: itemClass, attributes: attributes,
+                             synchronizable: synchronizable,
+                             groups: groups == configuration.accessGroups ? accessGroupSet : Set(groups),
+                             caseInsensitive: query.caseInsensitive, keyDecides: keyDecides, filter: filter)
+    }
+}
+
+enum KeychainOperation { case copy, update, delete }
+
+/// A query checked and normalized once by ``Keychain/prepare(_:for:)``. Not nested in the generic
+/// `Keychain`, so building one needs no generic metadata.
+struct PreparedQuery {
+    var itemClass: ItemClass?
+    /// Every one must hold, so their order does not matter.
+    var attributes: [AttributeName: AttributeValue]
+    var synchronizable: Bool?   // nil: any
+    var groups: Set<String>
+    var caseInsensitive: Bool
+    /// `filter.uniqueKeys` are the query: class, group, sync and every attribute it names are part of the
+    /// key, compared by bytes. A record whose key is one of them matches (others are checked one by one).
+    var keyDecides: Bool
+    var filter: RecordFilter
+}
