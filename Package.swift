@@ -40,7 +40,9 @@ let package = Package(
         // Encryption shared by the encrypted backends: keys, blind indexes, sealed records (libsodium).
         .systemLibrary(name: "CSodium", path: "Backends/Crypto/CSodium", pkgConfig: "libsodium",
                        providers: [.apt(["libsodium-dev"])]),
-        .target(name: "SecureStoreCrypto", dependencies: ["SecureStore", "CSodium"],
+        // The Linux key-management system calls (no library: the kernel keyring cache of `unlock`).
+        .systemLibrary(name: "CKeyctl", path: "Backends/Crypto/CKeyctl"),
+        .target(name: "SecureStoreCrypto", dependencies: ["SecureStore", "CSodium", "CKeyctl"],
                 path: "Backends/Crypto/SecureStoreCrypto"),
         .target(name: "SQLiteStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CSQLite"],
                 path: "Backends/SQLite/SQLiteStore"),

@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(libsqlite3-dev libsodium-dev libsecret-1-dev pkg-config gnome-keyring dbus dbus-x11 libsecret-tools sqlite3
           libpq-dev postgresql-15 postgresql-client-15
           python3-keyring python3-pytest   # Python keyring's backend suite, run through the tool
-          git python3-docker)   # git and the docker SDK for Python: real clients of the credential helpers
+          git python3-docker   # git and the docker SDK for Python: real clients of the credential helpers
+          groff-base man-db)   # the man page test renders it with groff and man -l
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

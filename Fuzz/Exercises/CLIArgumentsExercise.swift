@@ -7,7 +7,7 @@ import SecureStoreCLI
 /// Invariants: parsing never crashes and always answers; a usage error has a message; an argument that is not
 /// UTF-8 is always an error; a command line that parsed, rendered again as `--name VALUE` and as
 /// `--name=VALUE`, parses to the same command and request; every option it holds is in the table for its
-/// command, and a non-repeatable option appears once.
+/// command, a non-repeatable option appears once, and an operand (`completions bash`) is one its command lists.
 public enum CLIArgumentsExercise {
     public static let name = "cli"
 
@@ -34,6 +34,10 @@ public enum CLIArgumentsExercise {
                 if !spec.repeatable, parsed.options.filter({ $0.name == option.name }).count > 1 {
                     throw FuzzFinding(name, "--\(option.name) accepted twice")
                 }
+            }
+            if parsed.operands.count > (command.operandName == nil ? 0 : 1)
+                || !parsed.operands.allSatisfy(command.operands.contains) {
+                throw FuzzFinding(name, "\(parsed.command) accepted the operands \(parsed.operands), which its table does not allow")
             }
             for inline in [false, true] {
                 let again = ArgumentParser.parse(parsed.arguments(inline: inline))

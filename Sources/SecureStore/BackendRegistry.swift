@@ -29,6 +29,9 @@ public struct BackendSettings: Sendable {
     public let source: String
     /// The environment, for settings that name environment variables (a passphrase is never in the file).
     public let environment: [String: String]
+    /// Asks a person for a passphrase the settings name but the environment lacks; nil when there is nobody to
+    /// ask (a script), and a missing passphrase is then an error. The CLI sets it when stdin is a terminal.
+    public var askPassphrase: PassphrasePrompt?
 
     public init(values: [String: ConfigValue] = [:], source: String = "defaults",
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -65,6 +68,10 @@ public struct BackendSettings: Sendable {
         }
     }
 }
+
+/// Asks for a passphrase: `prompt` says for which store, `confirm` asks twice (a new store or key). The bytes
+/// typed, without the line end.
+public typealias PassphrasePrompt = @Sendable (_ prompt: String, _ confirm: Bool) throws(SecureStoreError) -> Data
 
 /// How a registered backend is built and checked.
 public struct BackendFactory: Sendable {

@@ -86,20 +86,23 @@ public struct StoreSelection: Sendable {
     }
 
     /// The settings of `backend`'s section (empty when the file has none).
-    public func settings(for factory: BackendFactory) -> BackendSettings {
-        BackendSettings(values: sections[factory.section] ?? [:],
-                        source: configFile.map { "\($0), section \"\(factory.section)\"" } ?? "defaults",
-                        environment: environment)
+    public func settings(for factory: BackendFactory, askingPassphrase: PassphrasePrompt? = nil) -> BackendSettings {
+        var settings = BackendSettings(values: sections[factory.section] ?? [:],
+                                       source: configFile.map { "\($0), section \"\(factory.section)\"" } ?? "defaults",
+                                       environment: environment)
+        settings.askPassphrase = askingPassphrase
+        return settings
     }
 
     /// Opens the selected store. Never falls back to another backend.
+    /// - Parameter askingPassphrase: asks a person for a passphrase the config names but the environment lacks.
     /// - Throws: the backend's error, prefixed with which backend and why it was selected.
-    public func open() throws(SecureStoreError) -> any SecureStore {
+    public func open(askingPassphrase: PassphrasePrompt? = nil) throws(SecureStoreError) -> any SecureStore {
         guard let factory = BackendRegistry.factory(named: backend) else {
             throw .param("backend", "Unknown backend \"\(backend)\".")
         }
         do throws(SecureStoreError) {
-            return try factory.make(settings(for: factory))
+            return try factory.make(settings(for: factory, askingPassphrase: askingPassphrase))
         } catch {
             var e = error
             e.message = "backend \"\(backend)\" (\(reason)) cannot be used: \(error.message)"

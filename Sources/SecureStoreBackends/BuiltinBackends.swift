@@ -78,9 +78,9 @@ public enum BuiltinBackends {
         })
         #if SQLite
         BackendRegistry.register(sqlite.factory(guarantees: SQLiteBackend.guarantees, availability: { s in
-            Result { () throws(SecureStoreError) in _ = try storeKey(s) }
+            Result { () throws(SecureStoreError) in _ = try storeKey(s, cached: true) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
-            try SQLiteStore(path: try s.string("path"), key: try storeKey(s),
+            try SQLiteStore(path: try s.string("path"), key: try storeKey(s, cached: true),
                             configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
         #else
@@ -178,18 +178,33 @@ public enum BuiltinBackends {
     #if SQLite || Postgres
     /// The store key from settings: a passphrase from the environment variable `passphraseEnv` names, else
     /// `keyFile`, else the default key file (both is an error). The passphrase itself is never in the file.
-    static func storeKey(_ s: BackendSettings) throws(SecureStoreError) -> StoreKey {
+    ///
+    /// When `passphraseEnv` names a variable that is not set, a SQLite store (`cached`) opens with the key an
+    /// unlock left in the kernel keyring (`securestore unlock`); otherwise, or when there is none, the
+    /// passphrase is asked of a person by `askPassphrase`; with nobody to ask, it fails saying what to do.
+    static func storeKey(_ s: BackendSettings, cached: Bool = false) throws(SecureStoreError) -> StoreKey {
         let variable = try s.string("passphraseEnv")
         if variable != nil, try s.string("keyFile") != nil {
             throw .param("keyFile", "\(s.source): both \"keyFile\" and \"passphraseEnv\" are set; the key comes from one "
                 + "of them. Remove the one you do not use.")
         }
         if let variable {
-            guard let passphrase = s.environment[variable], !passphrase.isEmpty else {
+            if let passphrase = s.environment[variable], !passphrase.isEmpty { return .passphrase(passphrase) }
+            let source = s.source, ask = s.askPassphrase
+            guard cached || ask != nil else {
                 throw SecureStoreError(.notAvailable,
-                    "\(s.source): passphraseEnv names \(variable), but that environment variable is not set; export it.")
+                    "\(source): passphraseEnv names \(variable), but that environment variable is not set; export it.")
             }
-            return .passphrase(passphrase)
+            return .unlocked(orPassphrase: { (newStore: Bool) throws(SecureStoreError) -> Data in
+                guard let ask else {
+                    throw SecureStoreError(.interactionNotAllowed, "\(source): passphraseEnv names \(variable), but that "
+                        + "environment variable is not set and the store is not unlocked; export it, run "
+                        + "`securestore unlock` on a terminal, or run on a terminal to be asked.")
+                }
+                let passphrase = try ask(newStore ? "New store passphrase: " : "Store passphrase: ", newStore)
+                guard !passphrase.isEmpty else { throw .param(variable, "The passphrase is empty.") }
+                return passphrase
+            })
         }
         if let file = try s.string("keyFile") { return .keyFile(file) }
         return .defaultKeyFile
@@ -198,6 +213,17 @@ public enum BuiltinBackends {
     #endif
 
     public static func register() { once }
+
+    /// The file of the SQLite store `selection` selects (its `path`, else the default), or nil when it selects
+    /// another backend or SQLite is not built in. For `lock`, which needs no key.
+    public static func sqlitePath(_ selection: StoreSelection) throws(SecureStoreError) -> String? {
+        #if SQLite
+        guard selection.backend == "sqlite", let factory = BackendRegistry.factory(named: "sqlite") else { return nil }
+        return try selection.settings(for: factory).string("path") ?? SQLiteBackend.defaultPaths().database
+        #else
+        return nil
+        #endif
+    }
 
     /// Resolves the selection (explicit > environment > config file > default) and opens it.
     public static func open(backend: String? = nil, configFile: String? = nil) throws(SecureStoreError) -> any SecureStore {

@@ -21,6 +21,8 @@ public struct ParsedCommand: Equatable, Sendable {
     public let globals: [ParsedOption]
     public let command: String
     public let options: [ParsedOption]
+    /// The words after the options that are not options (`bash` for `completions bash`).
+    public let operands: [String]
     /// The options interpreted: what to do.
     public let request: Request
 
@@ -33,7 +35,7 @@ public struct ParsedCommand: Equatable, Sendable {
             guard let value = o.value else { return ["--" + o.name] }
             return inline ? ["--\(o.name)=\(value)"] : ["--" + o.name, value]
         }
-        return globals.flatMap(render) + [command] + options.flatMap(render)
+        return globals.flatMap(render) + [command] + options.flatMap(render) + operands
     }
 }
 
@@ -49,8 +51,8 @@ public enum Invocation: Equatable, Sendable {
 ///
 /// Rules: `--name VALUE` and `--name=VALUE`; a value is whatever follows an option that takes one, even `-h`
 /// or `--x`; `-h`/`--help` asks for help only where an option is expected (what follows it is not
-/// interpreted, but must be UTF-8); `--version` stands alone; `--` ends the options (no command
-/// takes arguments, so nothing may follow it); every argument must be valid UTF-8; an option given twice
+/// interpreted, but must be UTF-8); `--version` stands alone; `--` ends the options (only a command with an
+/// operand, such as `completions SHELL`, takes a word that is not an option, once); every argument must be valid UTF-8; an option given twice
 /// (unless it is repeatable), two options that set the same thing, and an unknown option or command are
 /// usage errors, with a hint.
 public enum ArgumentParser {
@@ -114,17 +116,25 @@ public enum ArgumentParser {
 
         // The command's options.
         var options: [ParsedOption] = []
+        var operands: [String] = []
         while let (index, raw) = cursor.next() {
             if raw == dashDash {
-                if let (i, extra) = cursor.next() {
-                    throw UsageError("unexpected argument \(quoted(extra, argument: i)) after --: "
-                        + "`securestore \(command.name)` takes options only; see `securestore \(command.name) --help`.")
+                while let (i, extra) = cursor.next() {
+                    guard command.operandName != nil, operands.isEmpty else {
+                        throw UsageError("unexpected argument \(quoted(extra, argument: i)) after --: "
+                            + "`securestore \(command.name)` takes options only; see `securestore \(command.name) --help`.")
+                    }
+                    operands.append(try operand(extra, argument: i, of: command))
                 }
                 break
             }
             guard raw.first == dash, raw.count > 1 else {
-                throw UsageError("unexpected argument \(quoted(raw, argument: index)): `securestore \(command.name)` takes "
-                    + "options only (a value follows its option); see `securestore \(command.name) --help`.")
+                guard command.operandName != nil, operands.isEmpty else {
+                    throw UsageError("unexpected argument \(quoted(raw, argument: index)): `securestore \(command.name)` takes "
+                        + "options only (a value follows its option); see `securestore \(command.name) --help`.")
+                }
+                operands.append(try operand(raw, argument: index, of: command))
+                continue
             }
             let (name, inline) = try split(raw, argument: index)
             if name == CLITable.help.name || name == "-h" {
@@ -149,8 +159,23 @@ public enum ArgumentParser {
         for option in command.options where option.required && !options.contains(where: { $0.name == option.name }) {
             throw UsageError("\(command.name) needs \(option.synopsis) (\(option.help)); see `securestore \(command.name) --help`.")
         }
-        let request = try Request(command: command.name, options: options)
-        return .run(ParsedCommand(globals: globals, command: command.name, options: options, request: request))
+        if let operandName = command.operandName, operands.isEmpty {
+            throw UsageError("\(command.name) needs \(operandName) (\(command.operands.joined(separator: ", "))); "
+                + "see `securestore \(command.name) --help`.")
+        }
+        let request = try Request(command: command.name, options: options, operands: operands)
+        return .run(ParsedCommand(globals: globals, command: command.name, options: options, operands: operands,
+                                  request: request))
+    }
+
+    /// The command's one operand: a word of its list.
+    static func operand(_ raw: [UInt8], argument: Int, of command: CLICommand) throws(UsageError) -> String {
+        let word = try text(raw, argument: argument, what: "\(command.operandName ?? "the operand")")
+        guard command.operands.contains(word) else {
+            throw UsageError("\(command.name) expects \(command.operands.joined(separator: ", ")); got \(TextEscaping.quoted(word))"
+                + "\(hint(word, command.operands, dashes: false)).")
+        }
+        return word
     }
 
     // MARK: - Pieces

@@ -23,10 +23,7 @@ public enum HelpText {
     /// `securestore COMMAND --help`, or nil for an unknown command.
     public static func command(_ name: String) -> String? {
         guard let c = CLITable.command(named: name) else { return nil }
-        var usage = "usage: securestore \(c.name)"
-        if c.takesItemOptions { usage += " [ITEM-OPTIONS]" }
-        for o in c.ownOptions { usage += o.required ? " \(o.synopsis)" : " [\(o.synopsis)]\(o.repeatable ? "..." : "")" }
-        if let r = c.redirection { usage += " \(r)" }
+        let usage = "usage: securestore \(c.name)" + (c.synopsis.isEmpty ? "" : " " + c.synopsis)
         var lines = [usage, c.details]
         let width = columnWidth(c.options + [CLITable.help])
         if c.takesItemOptions {

@@ -39,9 +39,20 @@ public enum Request: Equatable, Sendable {
     case migrate(configFile: String)
     case rekey(RekeyTarget)
     case backends
+    /// Keep the store's derived key in the kernel keyring for `seconds` (1 s to 24 h).
+    case unlock(seconds: Int)
+    case lock
+    /// The completion script of `shell` (bash, zsh or fish).
+    case completions(shell: String)
+    case manpage
+
+    /// How long `unlock` keeps a key when `--for` is not given (1 hour), and at most (24 hours; the store
+    /// checks its own limit too).
+    public static let defaultUnlockSeconds = 3600
+    public static let maxUnlockSeconds = 86400
 
     /// Interprets a command's options (already checked against the table): values parsed, nothing given twice.
-    init(command: String, options: [ParsedOption]) throws(UsageError) {
+    init(command: String, options: [ParsedOption], operands: [String] = []) throws(UsageError) {
         let given = Given(options)
         switch command {
         case "add": self = .add(try given.items(), updateExisting: given.flag("update-existing"))
@@ -96,8 +107,32 @@ public enum Request: Equatable, Sendable {
             case (_?, _?): throw UsageError("rekey takes --new-key-file or --new-passphrase-env, not both.")
             }
         case "backends": self = .backends
+        case "unlock":
+            self = .unlock(seconds: try given.values("for").first.map(Self.duration) ?? Self.defaultUnlockSeconds)
+        case "lock": self = .lock
+        case "completions": self = .completions(shell: operands.first ?? "")
+        case "manpage": self = .manpage
         default: throw UsageError("unknown command \(TextEscaping.quoted(command)).")
         }
+    }
+}
+
+extension Request {
+    /// `90`, `90s`, `15m`, `8h`, `1d`: whole seconds, 1 second to 24 hours.
+    static func duration(_ text: String) throws(UsageError) -> Int {
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        var digits = Substring(text)
+        var unit = 1
+        if let last = digits.last, let u = units[last] {
+            unit = u
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let n = Int(digits), n * unit >= 1, n * unit <= maxUnlockSeconds
+        else {
+            throw UsageError("--for expects a duration from 1s to 24h such as 90s, 15m or 8h; got \(TextEscaping.quoted(text)).")
+        }
+        return n * unit
     }
 }
 

@@ -56,7 +56,9 @@ struct Context {
 
     func open() throws(CLIError) -> any SecureStore {
         let selection = try selection()
-        return try Commands.store { () throws(SecureStoreError) in try selection.open() }
+        return try Commands.store { () throws(SecureStoreError) in
+            try selection.open(askingPassphrase: TerminalPrompt.passphrasePrompt)
+        }
     }
 }
 

@@ -17,6 +17,12 @@ enum Commands {
         case .importFile(let input): try Transfer.importFile(input, context)
         case .migrate(let config): try Transfer.migrate(to: config, context)
         case .rekey(let target): try Transfer.rekey(to: target, context)
+        case .unlock(let seconds): try KeyCacheCommands.unlock(seconds: seconds, context)
+        case .lock: try KeyCacheCommands.lock(context)
+        case .completions(let shell):
+            guard let script = Generators.completion(shell) else { throw .usage("completions expects bash, zsh or fish.") }
+            try StandardStreams.output(script)
+        case .manpage: try StandardStreams.output(Generators.roff())
         }
     }
 
@@ -25,9 +31,27 @@ enum Commands {
         do throws(SecureStoreError) { return try body() } catch { throw .store(error) }
     }
 
+    /// The new secret: typed at the terminal when stdin is one (twice when `confirm`), else stdin byte for byte
+    /// (at most 1 MiB).
+    static func secretInput(_ items: ItemSelection, confirm: Bool) throws(CLIError) -> Data {
+        let a = items.attributes
+        let name: String = if a[.service] != nil || a[.account] != nil {
+            "\(a[.service].map(JSONOutput.plain) ?? "")/\(a[.account].map(JSONOutput.plain) ?? "")"
+        } else if let server = a[.server] ?? a[.label] {
+            JSONOutput.plain(server)
+        } else {
+            "the \(items.itemClass.rawValue) item"
+        }
+        return try TerminalPrompt.secret(for: name, confirm: confirm)
+    }
+
     static func add(_ items: ItemSelection, updateExisting: Bool, _ context: Context) throws(CLIError) {
-        let secret = try StandardStreams.input()
+        // Piped input is read first (a store that cannot open does not leave a writer blocked); a person is
+        // asked only once the store is open.
+        let piped = TerminalPrompt.isInteractive ? nil : try StandardStreams.input()
         let s = try context.open()
+        let secret: Data
+        if let piped { secret = piped } else { secret = try secretInput(items, confirm: true) }
         let item = NewItem(items.itemClass, items.attributes, data: secret)
         let outcome = Result { () throws(SecureStoreError) in try s.add(item) }
         if case .failure(let e) = outcome {
@@ -50,7 +74,10 @@ enum Commands {
         guard found.count == 1, let item = found.first else {
             throw .usage("\(found.count) items match; narrow the query (e.g. --service and --account) so exactly one does.")
         }
-        try StandardStreams.output(item.data ?? Data())   // an item without a secret prints nothing
+        let data = item.data ?? Data()   // an item without a secret prints nothing
+        try StandardStreams.output(data)
+        // On a terminal the prompt after it starts on a line of its own; to a pipe or file: exactly the bytes.
+        if isatty(1) == 1, !data.isEmpty, data.last != UInt8(ascii: "\n") { try StandardStreams.output("\n") }
     }
 
     static func find(_ items: ItemSelection, json: Bool, _ context: Context) throws(CLIError) {
@@ -80,8 +107,13 @@ enum Commands {
                        _ context: Context) throws(CLIError) {
         var changes = ItemChanges()
         changes.attributes = attributes
-        if dataFromStandardInput { changes.data = try StandardStreams.input() }
+        let piped = dataFromStandardInput && !TerminalPrompt.isInteractive ? try StandardStreams.input() : nil
         let s = try context.open()
+        if let piped {
+            changes.data = piped
+        } else if dataFromStandardInput {
+            changes.data = try secretInput(items, confirm: false)
+        }
         let n = try store { () throws(SecureStoreError) in try s.update(items.query, with: changes) }
         StandardStreams.report("updated \(n) item(s)")
     }
@@ -145,6 +177,12 @@ enum JSONOutput {
         let attrs = (item.attributes ?? [:]).sorted { $0.key.name < $1.key.name }
             .map { "\($0.key.name)=\(text($0.value))" }.joined(separator: " ")
         return "\(item.itemClass.rawValue) \(attrs)\n"
+    }
+
+    /// The value as a person reads it in a prompt (text unquoted, control characters escaped).
+    static func plain(_ value: AttributeValue) -> String {
+        if case .string(let s) = value { return TextEscaping.controlsEscaped(s) }
+        return text(value)
     }
 
     static func text(_ value: AttributeValue) -> String {

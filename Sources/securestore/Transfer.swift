@@ -15,10 +15,9 @@ enum Transfer {
         guard isatty(0) == 1 else {
             throw .usage("set SECURESTORE_EXPORT_PASSPHRASE, or run on a terminal to be asked for the passphrase.")
         }
-        let first = try Terminal.readSecret(prompt: "Export passphrase: ")
-        if confirm, try Terminal.readSecret(prompt: "Again: ") != first { throw .usage("the passphrases differ.") }
-        guard !first.isEmpty else { throw .usage("the passphrase is empty.") }
-        return first
+        return try Commands.store { () throws(SecureStoreError) in
+            try TerminalPrompt.ask("Export passphrase: ", confirm: confirm)
+        }
     }
 
     static func transferable(_ store: any SecureStore) throws(CLIError) -> any RecordTransfer {
@@ -118,40 +117,5 @@ enum Transfer {
         }
         #endif
         return false
-    }
-}
-
-enum Terminal {
-    /// Reads one line from the terminal with echo off.
-    static func readSecret(prompt: String) throws(CLIError) -> Data {
-        StandardStreams.note(prompt)
-        var old = termios()
-        tcgetattr(0, &old)
-        var quiet = old
-        quiet.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(0, TCSAFLUSH, &quiet)
-        defer {
-            tcsetattr(0, TCSAFLUSH, &old)
-            StandardStreams.note("\n")
-        }
-        // One fixed buffer (a growing array would leave partial copies of the passphrase in freed memory),
-        // zeroed when the passphrase is released.
-        let capacity = 4096
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
-        buffer.initialize(repeating: 0, count: capacity)
-        var count = 0
-        var c: UInt8 = 0
-        while count < capacity {
-            let n = read(0, &c, 1)
-            if n < 0, errno == EINTR { continue }
-            guard n == 1, c != 10 else { break }
-            buffer[count] = c
-            count += 1
-        }
-        c = 0
-        return Data(bytesNoCopy: buffer, count: count, deallocator: .custom { _, _ in
-            memset(buffer, 0, capacity)
-            buffer.deallocate()
-        })
     }
 }

@@ -92,4 +92,35 @@ struct CLIParserTests {
             #expect(!message.isEmpty && !message.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B }, "\(args): \(message)")
         }
     }
+
+    @Test("unlock --for takes 1s to 24h in s, m, h, d or plain seconds; completions takes one shell word")
+    func keyCacheAndGenerators() {
+        #expect(request(["unlock"]) == .unlock(seconds: Request.defaultUnlockSeconds))
+        for (text, seconds) in [("90", 90), ("90s", 90), ("15m", 900), ("8h", 28800), ("1d", 86400), ("--for=1s", 1)] {
+            let args = text.hasPrefix("--") ? ["unlock", text] : ["unlock", "--for", text]
+            #expect(request(args) == .unlock(seconds: seconds), "\(args)")
+        }
+        for bad in ["0", "0s", "25h", "2d", "86401", "1.5h", "-1h", "h", "", "1w", "1 h", "１h", "9999999"] {
+            #expect(error(["unlock", "--for", bad]) != nil, "--for \(bad.debugDescription) accepted")
+        }
+        #expect(error(["unlock", "--for", "1h", "--for", "2h"]) != nil)
+        #expect(request(["lock"]) == .lock)
+        #expect(error(["lock", "now"]) != nil)
+        #expect(request(["manpage"]) == .manpage)
+        for shell in ["bash", "zsh", "fish"] {
+            #expect(request(["completions", shell]) == .completions(shell: shell))
+            #expect(request(["completions", "--", shell]) == .completions(shell: shell))
+        }
+        #expect(error(["completions"])?.contains("SHELL") == true)
+        #expect(error(["completions", "tcsh"]) != nil)
+        #expect(error(["completions", "bash", "zsh"]) != nil)
+        #expect(error(["completions", "bash", "--", "zsh"]) != nil)
+        #expect(error(["manpage", "bash"]) != nil, "only a command with an operand takes a word")
+        // The operand renders back.
+        if case .success(.run(let parsed)) = ArgumentParser.parse(["--backend", "memory", "completions", "fish"]) {
+            #expect(parsed.arguments() == ["--backend", "memory", "completions", "fish"])
+        } else {
+            Issue.record("completions fish did not parse")
+        }
+    }
 }

@@ -21,68 +21,112 @@ package struct SealedRecord: Sendable, Hashable {
 package final class RecordSealer: @unchecked Sendable {   // immutable after init; SecretKey memory is read-only
     private let encryption: SecretKey
     private let index: SecretKey
+    /// The master key, kept only when it was stretched from a passphrase (or loaded from the kernel keyring),
+    /// so ``unlock(_:check:seconds:)`` can cache it without a second Argon2id run.
+    private let master: SecretKey?
     /// The Argon2id parameters to persist (alg ‖ ops ‖ mem ‖ salt) when the master key came from a passphrase.
     package let kdfParameters: [UInt8]?
 
     static let checkPlaintext = Array("SecureStore key check v1".utf8)
     static let checkAD = Array("check".utf8)
 
-    private init(encryption: SecretKey, index: SecretKey, kdfParameters: [UInt8]?) {
-        self.encryption = encryption
-        self.index = index
+    /// The sealer of `master`; `kdfParameters` when it came from a passphrase (the master is then kept).
+    private init(master: SecretKey, kdfParameters: [UInt8]?) throws(SecureStoreError) {
+        encryption = try Sodium.derive(master, id: 1, context: "SSencryp")
+        index = try Sodium.derive(master, id: 2, context: "SSindex_")
+        self.master = kdfParameters == nil ? nil : master
         self.kdfParameters = kdfParameters
     }
 
     /// The sealer for `key`; a passphrase uses the stored salt and costs when there are some, else new ones
-    /// (`cost`). A missing key file is created only when `creatingKeyFile` (a new store).
+    /// (`cost`). An ``StoreKey/unlocked(orPassphrase:)`` key is stretched from the passphrase it gives (the
+    /// kernel keyring is consulted by ``open(_:storedKDF:check:cost:slot:creatingKeyFile:)`` only). A missing
+    /// key file is created only when `creatingKeyFile` (a new store).
     package static func make(_ key: StoreKey, storedKDF: [UInt8]?, cost: PassphraseCost, creatingKeyFile: Bool = true)
         throws(SecureStoreError) -> RecordSealer
     {
         try Sodium.ready()
-        let master: SecretKey
-        var kdf: [UInt8]? = nil
         switch key {
         case .passphrase(let passphrase):
-            var salt: [UInt8], ops: UInt64, mem: UInt64
-            if let stored = storedKDF {
-                // alg (1) ‖ ops (8) ‖ mem (8) ‖ salt (16)
-                guard stored.count == 17 + Sodium.saltBytes, stored[0] == 1 else {
-                    throw SecureStoreError(.decode, "The store's passphrase parameters are damaged.")
-                }
-                ops = stored[1..<9].reduce(0) { $0 << 8 | UInt64($1) }
-                mem = stored[9..<17].reduce(0) { $0 << 8 | UInt64($1) }
-                // The costs come from the file: a hostile one must not make us allocate or spin without bound.
-                if let problem = PassphraseCost(operations: ops, memoryBytes: mem).problem {
-                    throw SecureStoreError(.decode, "The store's passphrase parameters demand \(problem); the file was "
-                        + "altered or is not a SecureStore store. Refusing to open it.")
-                }
-                salt = Array(stored[17...])
-                kdf = stored
-            } else {
-                if let problem = cost.problem {
-                    throw .param("passphraseCost", "The passphrase cost is \(problem).")
-                }
-                salt = Sodium.random(Sodium.saltBytes)
-                ops = cost.operations
-                mem = cost.memoryBytes
-                var encoded: [UInt8] = [1]
-                withUnsafeBytes(of: ops.bigEndian) { encoded.append(contentsOf: $0) }
-                withUnsafeBytes(of: mem.bigEndian) { encoded.append(contentsOf: $0) }
-                kdf = encoded + salt
-            }
-            var bytes = Array(passphrase)
-            defer { Sodium.zero(&bytes) }
-            master = try Sodium.stretch(bytes, salt: salt, ops: ops, mem: mem)
-        default:
+            return try stretched(passphrase, storedKDF: storedKDF, cost: cost)
+        case .unlocked(let orPassphrase):
+            return try stretched(try orPassphrase(storedKDF == nil), storedKDF: storedKDF, cost: cost)
+        case .keyFile, .raw, .defaultKeyFile:
             if storedKDF != nil {
                 throw SecureStoreError(.authFailed, "This store is opened with a passphrase, not a key.")
             }
             var bytes = try key.keyBytes(creating: creatingKeyFile)
             defer { Sodium.zero(&bytes) }
-            master = try SecretKey(copying: bytes)
+            return try RecordSealer(master: try SecretKey(copying: bytes), kdfParameters: nil)
         }
-        return RecordSealer(encryption: try Sodium.derive(master, id: 1, context: "SSencryp"),
-                            index: try Sodium.derive(master, id: 2, context: "SSindex_"), kdfParameters: kdf)
+    }
+
+    /// The sealer of an existing store whose stored KDF parameters and key-check value are `storedKDF` and
+    /// `check`, verified against `check` (`authFailed` otherwise). For an ``StoreKey/unlocked(orPassphrase:)``
+    /// key, the master key cached in `slot` is tried first (no Argon2id); one that does not open the store is
+    /// ignored and the passphrase is asked for.
+    package static func open(_ key: StoreKey, storedKDF: [UInt8]?, check: [UInt8]?, cost: PassphraseCost,
+                             slot: KeyringSlot?, creatingKeyFile: Bool = true) throws(SecureStoreError) -> RecordSealer
+    {
+        if case .unlocked = key, let slot, let storedKDF {
+            try Sodium.ready()
+            if let cached = slot.load(binding: KeyringSlot.binding(kdf: storedKDF, check: check)),
+               let sealer = try? RecordSealer(master: cached, kdfParameters: storedKDF),
+               case .success = Result(catching: { () throws(SecureStoreError) in try sealer.verify(check: check) })
+            {
+                return sealer
+            }
+        }
+        let sealer = try make(key, storedKDF: storedKDF, cost: cost, creatingKeyFile: creatingKeyFile)
+        try sealer.verify(check: check)
+        return sealer
+    }
+
+    /// Keeps this sealer's master key in `slot` for `seconds`, bound to the store's current key generation
+    /// (`check` is the key-check value stored now). `param` when the key did not come from a passphrase.
+    package func unlock(_ slot: KeyringSlot, check: [UInt8]?, seconds: UInt32) throws(SecureStoreError) {
+        guard let master, let kdfParameters else {
+            throw .param("key", "Only a passphrase store can be unlocked; a key-file or raw key needs no unlock.")
+        }
+        try verify(check: check)
+        try slot.save(master, binding: KeyringSlot.binding(kdf: kdfParameters, check: check), seconds: seconds)
+    }
+
+    /// Argon2id over `passphrase` with the stored parameters, or new ones of `cost`.
+    private static func stretched(_ passphrase: Data, storedKDF: [UInt8]?, cost: PassphraseCost)
+        throws(SecureStoreError) -> RecordSealer
+    {
+        var salt: [UInt8], ops: UInt64, mem: UInt64
+        let kdf: [UInt8]
+        if let stored = storedKDF {
+            // alg (1) ‖ ops (8) ‖ mem (8) ‖ salt (16)
+            guard stored.count == 17 + Sodium.saltBytes, stored[0] == 1 else {
+                throw SecureStoreError(.decode, "The store's passphrase parameters are damaged.")
+            }
+            ops = stored[1..<9].reduce(0) { $0 << 8 | UInt64($1) }
+            mem = stored[9..<17].reduce(0) { $0 << 8 | UInt64($1) }
+            // The costs come from the file: a hostile one must not make us allocate or spin without bound.
+            if let problem = PassphraseCost(operations: ops, memoryBytes: mem).problem {
+                throw SecureStoreError(.decode, "The store's passphrase parameters demand \(problem); the file was "
+                    + "altered or is not a SecureStore store. Refusing to open it.")
+            }
+            salt = Array(stored[17...])
+            kdf = stored
+        } else {
+            if let problem = cost.problem {
+                throw .param("passphraseCost", "The passphrase cost is \(problem).")
+            }
+            salt = Sodium.random(Sodium.saltBytes)
+            ops = cost.operations
+            mem = cost.memoryBytes
+            var encoded: [UInt8] = [1]
+            withUnsafeBytes(of: ops.bigEndian) { encoded.append(contentsOf: $0) }
+            withUnsafeBytes(of: mem.bigEndian) { encoded.append(contentsOf: $0) }
+            kdf = encoded + salt
+        }
+        var bytes = Array(passphrase)
+        defer { Sodium.zero(&bytes) }
+        return try RecordSealer(master: try Sodium.stretch(bytes, salt: salt, ops: ops, mem: mem), kdfParameters: kdf)
     }
 
     // MARK: Key check

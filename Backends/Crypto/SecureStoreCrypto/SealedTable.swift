@@ -159,8 +159,8 @@ package final class SealedTableLayout: Sendable {
     /// existing store is never created: a missing one is an error.
     ///
     /// - Throws: `authFailed` when `key` does not open the store.
-    package func openKeyCheck(_ executor: some SealedTableExecutor, key: StoreKey, cost: PassphraseCost)
-        throws(SecureStoreError) -> (sealer: RecordSealer, epoch: [UInt8])?
+    package func openKeyCheck(_ executor: some SealedTableExecutor, key: StoreKey, cost: PassphraseCost,
+                              slot: KeyringSlot? = nil) throws(SecureStoreError) -> (sealer: RecordSealer, epoch: [UInt8])?
     {
         var kdf: [UInt8]? = nil
         var check: [UInt8]? = nil
@@ -169,8 +169,8 @@ package final class SealedTableLayout: Sendable {
             if k == "kdf" { kdf = v } else if k == "check" { check = v }
         }
         guard let check else { return nil }
-        let sealer = try RecordSealer.make(key, storedKDF: kdf, cost: cost, creatingKeyFile: false)
-        try sealer.verify(check: check)
+        let sealer = try RecordSealer.open(key, storedKDF: kdf, check: check, cost: cost, slot: slot,
+                                           creatingKeyFile: false)
         return (sealer, check)
     }
 

@@ -77,6 +77,18 @@ package enum Sodium {
         return out
     }
 
+    /// An unkeyed BLAKE2b hash of `bytes`, `count` bytes long (16…64): names and bindings, never secrets alone.
+    package static func hash(_ bytes: [UInt8], count: Int = 16) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        crypto_generichash(&out, count, bytes, UInt64(bytes.count), nil, 0)
+        return out
+    }
+
+    /// Whether `count` bytes at `a` and `b` are equal, in constant time.
+    package static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
+        sodium_memcmp(a, b, count) == 0
+    }
+
     /// nonce ‖ ciphertext ‖ tag of `plain`, authenticated together with `ad`.
     package static func seal(_ plain: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8] {
         let nonce = random(nonceBytes)
@@ -124,6 +136,12 @@ package final class SecretKey {
         bytes.withUnsafeBufferPointer { b in
             if let base = b.baseAddress { pointer.update(from: base, count: b.count) }
         }
+    }
+
+    /// A key holding a copy of `count` bytes at `source` (guarded memory to guarded memory).
+    package convenience init(copying source: UnsafePointer<UInt8>, count: Int) throws(SecureStoreError) {
+        try self.init(count: count)
+        pointer.update(from: source, count: count)
     }
 
     deinit {

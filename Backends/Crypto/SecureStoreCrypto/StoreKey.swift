@@ -13,6 +13,11 @@ public enum StoreKey: Sendable {
     case raw(Data)
     /// The key file at ``StoreKey/defaultKeyFilePath``.
     case defaultKeyFile
+    /// A passphrase store opened with the master key an unlock left in the kernel keyring for it (see
+    /// `SQLiteStore.unlock(for:)`): no Argon2id. When there is none, it expired, or it does not open the
+    /// store, `orPassphrase` is called for the passphrase (`true` when a new store is being created) and it
+    /// is stretched as for ``passphrase(_:)-swift.enum.case``; it may ask a person, or throw.
+    case unlocked(orPassphrase: @Sendable (_ newStore: Bool) throws(SecureStoreError) -> Data)
 
     /// A passphrase given as text (its UTF-8 bytes).
     public static func passphrase(_ text: String) -> StoreKey { .passphrase(Data(text.utf8)) }
@@ -20,6 +25,14 @@ public enum StoreKey: Sendable {
     /// `$XDG_CONFIG_HOME/securestore/store.key` (else `~/.config/securestore/store.key`).
     public static var defaultKeyFilePath: String {
         XDG.configFolder() + "/store.key"
+    }
+
+    /// Whether the master key is stretched from a passphrase (Argon2id).
+    package var isPassphrase: Bool {
+        switch self {
+        case .passphrase, .unlocked: true
+        case .keyFile, .raw, .defaultKeyFile: false
+        }
     }
 
     /// The 32 bytes of a raw or file key (the caller zeroes them). A missing key file is created only when
@@ -37,7 +50,7 @@ public enum StoreKey: Sendable {
             let path = Self.defaultKeyFilePath
             if creating { try Files.createDirectory((path as NSString).deletingLastPathComponent) }
             return try Files.keyFile(at: path, creating: creating)
-        case .passphrase:
+        case .passphrase, .unlocked:
             throw SecureStoreError(.internalError, "A passphrase has no key bytes of its own.")
         }
     }

@@ -52,7 +52,7 @@ public final class SQLiteBackend: StorageBackend {
             if readOnly {
                 throw SecureStoreError(.notAvailable, "There is no store file at \(path) to open for reading.")
             }
-            if case .passphrase = key, let problem = passphraseCost.problem {   // before a file is created
+            if key.isPassphrase, let problem = passphraseCost.problem {   // before a file is created
                 throw .param("passphraseCost", "The passphrase cost is \(problem).")
             }
             if let created = try Connection.create(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms) {
@@ -157,6 +157,32 @@ public final class SQLiteBackend: StorageBackend {
             Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
         }
         try outcome.get()
+        // A cached key of the old generation no longer opens the store (its binding differs): drop it.
+        Self.lock(path: path)
+    }
+
+    /// Keeps this passphrase store's master key in the kernel's session keyring for `duration` (1 second to
+    /// 24 hours), so opening it with ``StoreKey/unlocked(orPassphrase:)`` in later processes of this login
+    /// skips Argon2id. Replaces an earlier unlock of the same store.
+    ///
+    /// Who can read the cached key: processes of the same user that possess the session keyring (root too).
+    /// - Throws: `param` for a key-file store or a duration out of range; `notAvailable` where the kernel
+    ///   keyring cannot be used.
+    public func unlock(for duration: Duration) throws(SecureStoreError) {
+        let seconds = duration.components.seconds + (duration.components.attoseconds > 0 ? 1 : 0)
+        guard seconds >= 1, seconds <= Int64(KeyringSlot.maxSeconds) else {
+            throw .param("duration", "An unlock lasts 1 second to \(KeyringSlot.maxSeconds / 3600) hours.")
+        }
+        let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
+            Result { () throws(SecureStoreError) in try connection.unlock(seconds: UInt32(seconds), path: path) }
+        }
+        try outcome.get()
+    }
+
+    /// Drops the master key an unlock cached for the store at `path`; whether there was one. Needs no key.
+    @discardableResult
+    public static func lock(path: String) -> Bool {
+        Connection.keyringSlot(path)?.drop() ?? false
     }
 
     /// `EXPLAIN QUERY PLAN` of the full-key lookup (for tests).
@@ -324,12 +350,28 @@ extension SQLiteBackend {
             let version = try integer(db, "PRAGMA user_version")
             try SealedTableLayout.checkSchemaVersion(version, supported: SQLiteBackend.schemaVersion, place: "store")
             // The store exists: its key file must too (never a new key for it); no key check is a wrong key.
-            guard let opened = try layout.openKeyCheck(SQLiteExecutor(db: db), key: key, cost: cost) else {
+            guard let opened = try layout.openKeyCheck(SQLiteExecutor(db: db), key: key, cost: cost,
+                                                      slot: keyringSlot(path)) else {
                 throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
             }
             let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch, version: version)
             try connection.configure(readOnly: readOnly)
             return connection
+        }
+
+        /// The kernel-keyring slot of the store at `path` (named by its real path); nil when it cannot be resolved.
+        static func keyringSlot(_ path: String) -> KeyringSlot? {
+            guard let real = realpath(path, nil) else { return nil }
+            defer { free(real) }
+            return KeyringSlot(store: "sqlite " + String(cString: real))
+        }
+
+        /// Keeps the master key in the kernel keyring for `seconds` (see ``SQLiteBackend/unlock(for:)``).
+        func unlock(seconds: UInt32, path: String) throws(SecureStoreError) {
+            guard let slot = Self.keyringSlot(path) else {
+                throw SecureStoreError(.io, "Cannot resolve the store path \(path) to name its cached key.")
+            }
+            try sealer.unlock(slot, check: try layout.storedCheck(SQLiteExecutor(db: db)), seconds: seconds)
         }
 
         /// Connection settings (none of them writes to the file once it is in WAL mode; a read-only

@@ -20,6 +20,12 @@ extension Keychain where Backend == SQLiteBackend {
     public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         try backend.rekey(to: newKey, passphraseCost: passphraseCost)
     }
+
+    /// Keeps the master key of this passphrase store in the kernel keyring for `duration`
+    /// (``SQLiteBackend/unlock(for:)``); ``SQLiteBackend/lock(path:)`` drops it.
+    public func unlock(for duration: Duration) throws(SecureStoreError) {
+        try backend.unlock(for: duration)
+    }
 }
 
 extension SQLiteBackend {
