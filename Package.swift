@@ -5,14 +5,14 @@ let package = Package(
     name: "SecureStore",
     products: [
         .library(name: "SecureStore", targets: ["SecureStore"]),
-        .library(name: "InMemoryStore", targets: ["InMemoryStore"]),
+        .library(name: "SecureStoreInMemory", targets: ["SecureStoreInMemory"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
         .library(name: "SecItem", targets: ["SecItem"]),
         .library(name: "SecureStoreBackends", targets: ["SecureStoreBackends"]),
         .library(name: "SecureStoreProcess", targets: ["SecureStoreProcess"]),
-        .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
-        .library(name: "SecretServiceStore", targets: ["SecretServiceStore"]),
-        .library(name: "PostgresStore", targets: ["PostgresStore"]),
+        .library(name: "SecureStoreSQLite", targets: ["SecureStoreSQLite"]),
+        .library(name: "SecureStoreSecretService", targets: ["SecureStoreSecretService"]),
+        .library(name: "SecureStorePostgres", targets: ["SecureStorePostgres"]),
         .executable(name: "securestore", targets: ["securestore"]),
         // Credential helpers for git and docker on the configured store.
         .executable(name: "git-credential-securestore", targets: ["git-credential-securestore"]),
@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "SecureStoreConformance", dependencies: ["SecureStore"], path: "Sources/SecureStoreConformance"),
 
         // Backends.
-        .target(name: "InMemoryStore", dependencies: ["SecureStore"], path: "Backends/InMemory"),
+        .target(name: "SecureStoreInMemory", dependencies: ["SecureStore"], path: "Backends/InMemory"),
         .systemLibrary(name: "CSQLite", path: "Backends/SQLite/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // Encryption shared by the encrypted backends: keys, blind indexes, sealed records (libsodium).
@@ -44,10 +44,10 @@ let package = Package(
         .systemLibrary(name: "CKeyctl", path: "Backends/Crypto/CKeyctl"),
         .target(name: "SecureStoreCrypto", dependencies: ["SecureStore", "CSodium", "CKeyctl"],
                 path: "Backends/Crypto/SecureStoreCrypto"),
-        .target(name: "SQLiteStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CSQLite"],
+        .target(name: "SecureStoreSQLite", dependencies: ["SecureStore", "SecureStoreCrypto", "CSQLite"],
                 path: "Backends/SQLite/SQLiteStore"),
         // Helper process for the SQLite multi-process and crash tests.
-        .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SQLiteStore"],
+        .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SecureStoreSQLite"],
                           path: "Tests/Workers/SQLiteWorker"),
 
         // Apple's SecItem functions and kSec constants over the process-wide store.
@@ -55,19 +55,19 @@ let package = Package(
 
         // Registers this package's built-in backends for selection by name (only those whose trait is enabled).
         .target(name: "SecureStoreBackends",
-                dependencies: ["SecureStore", "InMemoryStore",
-                               .target(name: "SQLiteStore", condition: .when(traits: ["SQLite"])),
+                dependencies: ["SecureStore", "SecureStoreInMemory",
+                               .target(name: "SecureStoreSQLite", condition: .when(traits: ["SQLite"])),
                                .target(name: "SecureStoreCrypto", condition: .when(traits: ["SQLite", "Postgres"])),
-                               .target(name: "SecretServiceStore", condition: .when(traits: ["SecretService"])),
-                               .target(name: "PostgresStore", condition: .when(traits: ["Postgres"]))],
+                               .target(name: "SecureStoreSecretService", condition: .when(traits: ["SecretService"])),
+                               .target(name: "SecureStorePostgres", condition: .when(traits: ["Postgres"]))],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
         .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
         // Opt-in process hardening (non-dumpable) for programs that hold secrets: the tool, the helpers, yours.
         .target(name: "SecureStoreProcess", dependencies: ["CProcessControl"], path: "Sources/SecureStoreProcess"),
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SQLiteStore",
-                                                              .target(name: "PostgresStore", condition: .when(traits: ["Postgres"])),
+        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SecureStoreSQLite",
+                                                              .target(name: "SecureStorePostgres", condition: .when(traits: ["Postgres"])),
                                                               "SecureStoreProcess"],
                           path: "Sources/securestore"),
         // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
@@ -81,21 +81,21 @@ let package = Package(
                           path: "Sources/docker-credential-securestore"),
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
-        .target(name: "SecretServiceStore", dependencies: ["SecureStore", "CSecret"],
+        .target(name: "SecureStoreSecretService", dependencies: ["SecureStore", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
-        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"],
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"],
                           path: "Tests/Workers/SecretServiceProbe"),
 
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
-        .target(name: "PostgresStore", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
+        .target(name: "SecureStorePostgres", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
         // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
         .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStore", "TestSupport"],
                           path: "Tests/Workers/AsyncProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
-        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "PostgresStore", "SQLiteStore", "TestSupport"],
+        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"],
                           path: "Tests/Workers/PostgresWorker"),
 
         // Example program: the seeds' scenario.
@@ -106,15 +106,15 @@ let package = Package(
 
         // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret; raw libpq).
         .executableTarget(name: "securestore-bench",
-                          dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore", "SQLiteStore", "SecItem",
-                                         "CSQLite", "CSodium", "SecretServiceStore", "CSecret", "PostgresStore",
+                          dependencies: ["SecureStore", "SecureStoreConformance", "SecureStoreInMemory", "SecureStoreSQLite", "SecItem",
+                                         "CSQLite", "CSodium", "SecureStoreSecretService", "CSecret", "SecureStorePostgres",
                                          "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench"),
 
         // Fuzzing: the exercise functions (shared by the harnesses and Tests/FuzzRegressionTests), one
         // executable per harness (Fuzz/README.md).
         .target(name: "SecureStoreFuzzing",
-                dependencies: ["SecureStore", "SecItem", "InMemoryStore", "SecureStoreBackends", "SQLiteStore",
+                dependencies: ["SecureStore", "SecItem", "SecureStoreInMemory", "SecureStoreBackends", "SecureStoreSQLite",
                                "SecureStoreCrypto", "CSQLite", "SecureStoreCLI"],
                 path: "Fuzz/Exercises"),
         .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
@@ -125,25 +125,25 @@ let package = Package(
 
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
-        .target(name: "TestSupport", dependencies: ["SecureStore", "InMemoryStore"], path: "Tests/TestSupport"),
-        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "InMemoryStore", "TestSupport"]),
-        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
+        .target(name: "TestSupport", dependencies: ["SecureStore", "SecureStoreInMemory"], path: "Tests/TestSupport"),
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "SecureStoreInMemory", "TestSupport"]),
+        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                       "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SQLiteStore", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
-        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "InMemoryStore",
-                                                             "SQLiteStore", "SecretServiceStore", "PostgresStore", "TestSupport"]),
-        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecretServiceStore", "TestSupport"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "SecureStoreCrypto", "PostgresStore", "SQLiteStore", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "SecureStoreInMemory",
+                                                             "SecureStoreSQLite", "SecureStoreSecretService", "SecureStorePostgres", "TestSupport"]),
+        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
         // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:
         // Tests/SecItemPortingSwift5Tests is a symbolic link to Tests/SecItemPortingTests.
-        .testTarget(name: "SecItemPortingTests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
-                                                                "SecretServiceStore"]),
-        .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStore", "InMemoryStore", "SQLiteStore",
-                                                                      "SecretServiceStore"],
+        .testTarget(name: "SecItemPortingTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
+                                                                "SecureStoreSecretService"]),
+        .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
+                                                                      "SecureStoreSecretService"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStore", "InMemoryStore",
+        .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStore", "SecureStoreInMemory",
                                                                   "TestSupport"]),
     ]
 )

@@ -33,13 +33,13 @@ backend_libs() { { ldd "$1" | grep -o -E 'lib(sqlite3|sodium|secret-1|glib-2\.0|
 
 echo "consumer-check: (a) SecItem + SQLiteStore, traits [\"SQLite\"]"
 a="$work/sqlite"
-manifest "$a" '["SQLite"]' "[.product(name: \"SecItem\", package: \"$pkg\"), .product(name: \"SQLiteStore\", package: \"$pkg\")]"
+manifest "$a" '["SQLite"]' "[.product(name: \"SecItem\", package: \"$pkg\"), .product(name: \"SecureStoreSQLite\", package: \"$pkg\")]"
 cat >"$a/Sources/App/main.swift" <<'EOF'
 import Foundation
 import SecItem
 import SecureStore
 import SecureStoreBackends
-import SQLiteStore
+import SecureStoreSQLite
 
 // The default store: the SecItem functions open the encrypted SQLite file under $XDG_DATA_HOME.
 let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
@@ -94,10 +94,10 @@ echo "$out" | grep -q 'add/copy/delete: ok' || fail "(a) the round trip did not 
 
 echo "consumer-check: (b) InMemoryStore alone, traits []"
 b="$work/memory"
-manifest "$b" '[]' "[.product(name: \"InMemoryStore\", package: \"$pkg\")]"
+manifest "$b" '[]' "[.product(name: \"SecureStoreInMemory\", package: \"$pkg\")]"
 cat >"$b/Sources/App/main.swift" <<'EOF'
 import Foundation
-import InMemoryStore
+import SecureStoreInMemory
 import SecureStore
 
 let store = try! InMemoryStore()

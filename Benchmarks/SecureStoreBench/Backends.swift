@@ -1,8 +1,8 @@
 import Foundation
 import SecureStore
-import InMemoryStore
-import SQLiteStore
-import SecretServiceStore
+import SecureStoreInMemory
+import SecureStoreSQLite
+import SecureStoreSecretService
 
 /// One backend under benchmark: how to make a store, the limits it is compared with, and its goals.
 /// Adding a backend is adding one entry to ``BackendEntry/all``.

@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-import PostgresStore
+import SecureStorePostgres
 import CLibPQ
 
 // The PostgreSQL backend and its raw-libpq limits. Measured only when a server is given:

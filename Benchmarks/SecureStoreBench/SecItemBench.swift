@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 import SecItem
 
 extension BackendEntry {

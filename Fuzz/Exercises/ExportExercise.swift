@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-import SQLiteStore
+import SecureStoreSQLite
 import SecureStoreCrypto
 
 /// Fuzz target (d): the export file format. An export is a passphrase-encrypted SQLite store file

@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 import SecItem
 
 /// Fuzz target (a): SecItem dictionaries built from fuzz bytes, driven through `SecItemAdd`,

@@ -1,17 +1,17 @@
 public import SecureStore
 import Foundation
-import InMemoryStore
+import SecureStoreInMemory
 #if SQLite
-import SQLiteStore
+import SecureStoreSQLite
 #endif
 #if SQLite || Postgres
 import SecureStoreCrypto
 #endif
 #if SecretService
-import SecretServiceStore
+import SecureStoreSecretService
 #endif
 #if Postgres
-import PostgresStore
+import SecureStorePostgres
 #endif
 
 /// Registers this package's backends with the ``BackendRegistry`` (idempotent). The CLI, the SecItem

@@ -2,7 +2,7 @@ import Foundation
 import SecureStore
 import SecureStoreBackends
 import SecureStoreCLI
-import SQLiteStore
+import SecureStoreSQLite
 
 /// `unlock` and `lock`: a passphrase store's derived key kept in the kernel keyring for a while.
 enum KeyCacheCommands {

@@ -1,10 +1,10 @@
 import Foundation
 import SecureStore
-import SQLiteStore
+import SecureStoreSQLite
 import SecureStoreCrypto
 import SecureStoreCLI
 #if Postgres
-import PostgresStore
+import SecureStorePostgres
 #endif
 
 /// export / import / migrate / rekey.

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 import SecureStoreConformance
 
 /// Random queries (malformed ones included: bad and zero limits, NaN and infinite dates, oversized values, a

@@ -1,10 +1,10 @@
 import Foundation
 import SecureStore
 import SecureStoreConformance
-import InMemoryStore
-import SQLiteStore
-import SecretServiceStore
-import PostgresStore
+import SecureStoreInMemory
+import SecureStoreSQLite
+import SecureStoreSecretService
+import SecureStorePostgres
 import TestSupport
 
 /// Every store implementation the conformance suite runs against. Each backend adds itself here.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 @testable import SecureStoreCredentials
 
 /// One in-memory store shared by the helper runs of a test, as one store file is shared by processes.

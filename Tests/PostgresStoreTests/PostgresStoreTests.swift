@@ -2,8 +2,8 @@ import Testing
 import Foundation
 import TestSupport
 import SecureStore
-import PostgresStore
-import SQLiteStore
+import SecureStorePostgres
+import SecureStoreSQLite
 import SecureStoreCrypto
 
 @Suite("PostgreSQL store", .requires(.postgres))

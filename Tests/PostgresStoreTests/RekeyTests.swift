@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import TestSupport
 import SecureStore
-import PostgresStore
+import SecureStorePostgres
 
 @Suite("PostgreSQL rekey", .serialized)
 struct PostgresRekeyTests {

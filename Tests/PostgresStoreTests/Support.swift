@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-import PostgresStore
+import SecureStorePostgres
 import TestSupport
 
 /// The throwaway server of scripts/with-postgres.sh. Without it every test here fails, saying how to run.

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import TestSupport
 import SecureStore
-@testable import SQLiteStore
+@testable import SecureStoreSQLite
 import SecureStoreCrypto
 
 /// Store and key files checked like ssh checks its keys. The tests run as root, which ignores permission

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import TestSupport
 import SecureStore
-@testable import SQLiteStore
+@testable import SecureStoreSQLite
 import SecureStoreCrypto
 import CSQLite
 

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import TestSupport
 import SecureStore
-@testable import SQLiteStore
+@testable import SecureStoreSQLite
 import SecureStoreCrypto
 
 /// Whether this kernel (and sandbox) lets us keep keys in the session keyring.

@@ -2,7 +2,7 @@ import Testing
 import Foundation
 import TestSupport
 import SecureStore
-@testable import SQLiteStore
+@testable import SecureStoreSQLite
 import SecureStoreCrypto
 
 /// The key epoch: a store re-keyed by another process or store object makes a stale writer fail before it

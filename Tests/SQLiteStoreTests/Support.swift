@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-@testable import SQLiteStore
+@testable import SecureStoreSQLite
 import CSQLite
 import TestSupport
 

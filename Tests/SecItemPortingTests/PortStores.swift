@@ -2,9 +2,9 @@
 // task-local store, so the Apple-style code under test calls the plain SecItem functions).
 import Foundation
 import SecureStore
-import InMemoryStore
-import SQLiteStore
-import SecretServiceStore
+import SecureStoreInMemory
+import SecureStoreSQLite
+import SecureStoreSecretService
 import SecItem
 
 enum PortStore: String, CustomStringConvertible, Sendable, CaseIterable {

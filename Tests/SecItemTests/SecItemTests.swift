@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import SecureStore
-import InMemoryStore
-import SQLiteStore
+import SecureStoreInMemory
+import SecureStoreSQLite
 import SecureStoreConformance
 @testable import SecItem
 

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStore
-@testable import SecretServiceStore
+@testable import SecureStoreSecretService
 
 /// Mapping v1, as earlier versions wrote it: every attribute typed in its own `securestore.attr.<code>`, the
 /// sequence in `securestore.seq`, `securestore.nodata` on an item without a secret. Kept here as the test

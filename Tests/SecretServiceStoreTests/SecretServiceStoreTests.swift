@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStore
-import SecretServiceStore
+import SecureStoreSecretService
 import TestSupport
 
 /// The Secret Service backend against a real gnome-keyring. Run under `scripts/with-keyring.sh`.

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 import TestSupport
 
 @Suite("Async API")

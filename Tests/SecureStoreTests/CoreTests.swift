@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 @testable import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 
 /// A backend that records every filter the core sends, to prove which queries are index probes.
 final class SpyBackend: StorageBackend {

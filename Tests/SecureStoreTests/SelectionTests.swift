@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 
 /// Selection order, config-file validation and third-party registration, with test-only backends.
 @Suite("Selection", .serialized)

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStore
-import InMemoryStore
+import SecureStoreInMemory
 
 /// The typed API: nothing found is empty or nil, errors name Swift parameters, one rule for a missing account.
 @Suite("Typed API")

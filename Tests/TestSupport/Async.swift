@@ -2,7 +2,7 @@
 // error of an async body.
 import Foundation
 public import SecureStore
-public import InMemoryStore
+public import SecureStoreInMemory
 
 /// The in-memory backend with every transaction made slow, as a stuck file, daemon or server makes it: a
 /// store whose calls block, to show where the async API runs them.

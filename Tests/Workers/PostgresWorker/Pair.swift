@@ -10,7 +10,7 @@
 // Prints one line per fact ("NAME VALUE …"); the tests read them.
 import Foundation
 import SecureStore
-import PostgresStore
+import SecureStorePostgres
 import TestSupport
 
 enum Pair {

@@ -14,8 +14,8 @@
 // Prints one line per operation, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE".
 import Foundation
 import SecureStore
-import PostgresStore
-import SQLiteStore
+import SecureStorePostgres
+import SecureStoreSQLite
 import TestSupport
 
 func say(_ line: String) {

@@ -10,7 +10,7 @@
 // "write err CODE MESSAGE", or "fatal CODE MESSAGE" when the store does not open.
 import Foundation
 import SecureStore
-import SQLiteStore
+import SecureStoreSQLite
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -1,6 +1,6 @@
 import Foundation
 import SecureStore
-import SecretServiceStore
+import SecureStoreSecretService
 import TestSupport
 
 // A separate process for the Secret Service tests that must not share a process (libsecret/GIO cache the
