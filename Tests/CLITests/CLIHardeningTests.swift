@@ -322,7 +322,9 @@ struct CLIStreamTests {
         #expect(try tool.items().isEmpty)
     }
 
-    @Test("a full disk under the store with stderr on it too (a file-size limit stands in: no mount): exit 70, silent, nothing lost")
+    @Test("a full disk under the store with stderr on it too (a file-size limit stands in: no mount): exit 70, silent, nothing lost",
+          .disabled(if: underSanitizer,
+                    "ThreadSanitizer's runtime dies with SIGBUS on SQLite's shared-memory map once the file-size limit is reached; the plain run checks this"))
     func fullDiskUnderStoreAndStandardError() throws {
         let tool = try Tool.sqlite()
         for i in 0..<3 { #expect(try tool.run(["add", "--service", "s\(i)"], stdin: Data("v\(i)".utf8)).status == 0) }

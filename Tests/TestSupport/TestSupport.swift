@@ -90,3 +90,12 @@ public func generic(_ service: String, _ account: String, _ extra: [AttributeNam
     for (k, v) in extra { a[k] = v }
     return a
 }
+
+/// Whether this process (and so the tools built with it) runs under AddressSanitizer or ThreadSanitizer
+/// (`scripts/sanitize.sh`). The few tests whose property the sanitizer's runtime itself gets in the way of skip
+/// with the reason printed; the plain run checks them.
+public let underSanitizer: Bool = {
+    let me = dlopen(nil, RTLD_NOW)
+    defer { if let me { dlclose(me) } }
+    return dlsym(me, "__asan_init") != nil || dlsym(me, "__tsan_init") != nil
+}()
