@@ -1,4 +1,4 @@
-package import SecureStore
+public import SecureStore
 
 /// A value bound to a statement or read from a row of a sealed table.
 package enum TableValue: Sendable, Hashable {
@@ -383,5 +383,44 @@ extension Duration {
     package var wholeMilliseconds: Int {
         Int(clamping: components.seconds.multipliedReportingOverflow(by: 1000).overflow
             ? Int64.max : components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
+    }
+}
+
+/// The operations a sealed table offers a transaction, whatever its executor.
+package protocol SealedTableOperations {
+    func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]
+    func insert(_ record: ItemRecord) throws(SecureStoreError)
+    func replace(_ record: ItemRecord) throws(SecureStoreError)
+    func remove(_ refs: [PersistentRef]) throws(SecureStoreError)
+    func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int
+}
+
+extension SealedTable: SealedTableOperations {}
+
+/// The transaction every encrypted backend (SQLite, PostgreSQL) hands the core: its rows through the sealed-table
+/// layer over that backend's executor. One type, so the backends supply only an executor.
+public struct SealedTransaction: StorageTransaction {
+    private let table: any SealedTableOperations
+
+    package init<Executor: SealedTableExecutor>(_ table: SealedTable<Executor>) { self.table = table }
+
+    public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        try table.find(filter)
+    }
+
+    public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
+        try table.insert(record)
+    }
+
+    public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
+        try table.replace(record)
+    }
+
+    public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
+        try table.remove(refs)
+    }
+
+    public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
+        try table.removeAll(of: classes)
     }
 }

@@ -154,8 +154,8 @@ public final class PostgresBackend: StorageBackend {
         throws(SecureStoreError) -> T
     {
         try run(writing: writing) { (executor, keys) throws(SecureStoreError) -> T in
-            var txn = Transaction(table: SealedTable(layout: layout, executor: executor,
-                                                     sealer: keys.sealer, epoch: keys.check, epochChecked: writing))
+            var txn = SealedTransaction(SealedTable(layout: layout, executor: executor,
+                                                    sealer: keys.sealer, epoch: keys.check, epochChecked: writing))
             return try body(&txn)
         }
     }
@@ -423,31 +423,9 @@ public final class PostgresBackend: StorageBackend {
 
     // MARK: Transaction
 
-    /// The backend's view of the namespace's rows inside one PostgreSQL transaction (the shared sealed-table
-    /// layer over this connection).
-    public struct Transaction: StorageTransaction {
-        let table: SealedTable<PostgresExecutor>
-
-        public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-            try table.find(filter)
-        }
-
-        public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
-            try table.insert(record)
-        }
-
-        public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
-            try table.replace(record)
-        }
-
-        public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-            try table.remove(refs)
-        }
-
-        public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-            try table.removeAll(of: classes)
-        }
-    }
+    /// The backend's view of the namespace's rows inside one PostgreSQL transaction: the shared sealed-table
+    /// layer over this connection.
+    public typealias Transaction = SealedTransaction
 }
 
 /// Runs the sealed-table layer's statements on one connection. Writes nothing waits for are held and

@@ -144,7 +144,9 @@ public final class SQLiteBackend: StorageBackend {
     {
         try state.withLock { (connection) throws(SecureStoreError) -> T in
             try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
-                var txn = Transaction(connection: connection, layout: layout, epochChecked: writing)
+                var txn = SealedTransaction(SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
+                                                        sealer: connection.sealer, epoch: connection.epoch,
+                                                        epochChecked: writing))
                 return try body(&txn)
             }
         }
@@ -201,36 +203,9 @@ public final class SQLiteBackend: StorageBackend {
 
     // MARK: Transaction
 
-    /// The backend's view of the `items` table inside one SQLite transaction (the shared sealed-table
-    /// layer over this connection).
-    public struct Transaction: StorageTransaction {
-        let table: SealedTable<SQLiteExecutor>
-
-        init(connection: Connection, layout: SealedTableLayout, epochChecked: Bool) {
-            table = SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
-                                sealer: connection.sealer, epoch: connection.epoch, epochChecked: epochChecked)
-        }
-
-        public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-            try table.find(filter)
-        }
-
-        public mutating func insert(_ record: ItemRecord) throws(SecureStoreError) {
-            try table.insert(record)
-        }
-
-        public mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
-            try table.replace(record)
-        }
-
-        public mutating func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-            try table.remove(refs)
-        }
-
-        public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-            try table.removeAll(of: classes)
-        }
-    }
+    /// The backend's view of the `items` table inside one SQLite transaction: the shared sealed-table layer
+    /// over this connection.
+    public typealias Transaction = SealedTransaction
 }
 
 /// Runs the sealed-table layer's statements on this connection.
