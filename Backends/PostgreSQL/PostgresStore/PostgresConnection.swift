@@ -329,16 +329,21 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         case lost
     }
 
-    /// Sends everything libpq buffered and reads every result of the statement sent, until `deadline`.
-    private func collect(_ deadline: Deadline) -> Answer {
-        let socket = PQsocket(conn)
+    /// Sends everything libpq buffered, reading what arrives meanwhile, until `deadline`; nil once all is sent.
+    private func flush(socket: Int32, until deadline: Deadline) -> Answer? {
         while true {
             let flushed = PQflush(conn)
-            if flushed == 0 { break }
+            if flushed == 0 { return nil }
             if flushed < 0 { return .lost }
             if !Self.wait(socket: socket, events: Int16(POLLIN | POLLOUT), until: deadline) { return .timedOut }
             if PQconsumeInput(conn) == 0 { return .lost }
         }
+    }
+
+    /// Sends everything libpq buffered and reads every result of the statement sent, until `deadline`.
+    private func collect(_ deadline: Deadline) -> Answer {
+        let socket = PQsocket(conn)
+        if let failed = flush(socket: socket, until: deadline) { return failed }
         var chosen: OpaquePointer? = nil
         while true {
             while PQisBusy(conn) != 0 {
@@ -657,13 +662,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// last query's; it leaves `answer` (the caller clears it), the others stay there.
     private func collectPipeline(_ queries: Int, into answer: PipelineAnswer, until deadline: Deadline) -> Answer {
         let socket = PQsocket(conn)
-        while true {
-            let flushed = PQflush(conn)
-            if flushed == 0 { break }
-            if flushed < 0 { return .lost }
-            if !Self.wait(socket: socket, events: Int16(POLLIN | POLLOUT), until: deadline) { return .timedOut }
-            if PQconsumeInput(conn) == 0 { return .lost }
-        }
+        if let failed = flush(socket: socket, until: deadline) { return failed }
         while !answer.synced {
             while PQisBusy(conn) != 0 {
                 if !Self.wait(socket: socket, events: Int16(POLLIN), until: deadline) { return .timedOut }
