@@ -9,9 +9,6 @@ import TestSupport
 /// never disturb the daemon other tests use.
 @Suite("SecretService", .serialized, .timeLimit(.minutes(2)), .requires(.secretService))
 struct SecretServiceStoreTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-
     static func requireBus() throws {
         guard ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil else {
             Issue.record("No D-Bus session bus: run these tests as `scripts/with-keyring.sh swift test --skip-build --filter SecretService`.")
@@ -69,13 +66,8 @@ struct SecretServiceStoreTests {
     }
 
     static var probe: String {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-                .appendingPathComponent("securestore-secretservice-probe").path,
-            packageRoot.appendingPathComponent(".build/debug/securestore-secretservice-probe").path,
-            packageRoot.appendingPathComponent(".build/release/securestore-secretservice-probe").path,
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[1]
+        builtExecutablePath("securestore-secretservice-probe")
+            ?? packageRoot.appendingPathComponent(".build/debug/securestore-secretservice-probe").path
     }
 
     /// `step NAME ok MS` / `step NAME error CODE MS MESSAGE` lines of a probe run, by step name.
@@ -209,7 +201,7 @@ struct SecretServiceStoreTests {
 
     @Test("gnome-keyring stopped: 32 concurrent async lookups each answer within their 1 s timeout; a task ticking every 10 ms is not delayed")
     func asyncLookupsWhileStopped() throws {
-        let output = try Self.run([Self.packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, Self.probe, "asyncStopped"],
+        let output = try Self.run([packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, Self.probe, "asyncStopped"],
                                   environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
         let steps = Self.steps(output.stdout)
         var measures: [String: String] = [:]
