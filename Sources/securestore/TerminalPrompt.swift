@@ -132,10 +132,10 @@ private enum TerminalRestore {
     static let signals: [Int32] = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
 
     static func arm(_ settings: termios) {
-        terminalRestoreSettings = settings
+        terminalRestoreSettings.pointee = settings
         var action = SignalAction()
         action.__sigaction_handler.sa_handler = { signal in
-            _ = tcsetattr(0, TCSANOW, &terminalRestoreSettings)
+            _ = tcsetattr(0, TCSANOW, terminalRestoreSettings)
             Glibc.signal(signal, SIG_DFL)
             raise(signal)
         }
@@ -163,6 +163,12 @@ private enum TerminalRestore {
 
 // Read by the signal handler, so plain globals (a C function pointer captures nothing); written only before
 // the handler is installed, on the one thread that prompts.
-nonisolated(unsafe) private var terminalRestoreSettings = termios()
+/// The settings the handler restores, in memory of its own (allocated once, before any handler is armed; never
+/// freed), so the handler reads a plain pointer and no lazily initialized global.
+nonisolated(unsafe) private let terminalRestoreSettings: UnsafeMutablePointer<termios> = {
+    let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    settings.initialize(to: termios())
+    return settings
+}()
 nonisolated(unsafe) private var terminalRestorePrevious: [SignalAction] = Array(repeating: SignalAction(), count: 4)
 private typealias SignalAction = sigaction

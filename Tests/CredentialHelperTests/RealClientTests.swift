@@ -40,7 +40,8 @@ struct World {
             "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@127.0.0.1", "GIT_COMMITTER_NAME": "t",
             "GIT_COMMITTER_EMAIL": "t@127.0.0.1", "TMPDIR": dir.path,
         ]
-        for key in ["DBUS_SESSION_BUS_ADDRESS"] { env[key] = inherited[key] }
+        // The session bus, and the sanitizer settings of a sanitizer run (scripts/sanitize.sh) for the helpers.
+        for key in ["DBUS_SESSION_BUS_ADDRESS", "ASAN_OPTIONS", "TSAN_OPTIONS", "SWIFT_BACKTRACE"] { env[key] = inherited[key] }
         environment = env
     }
 
