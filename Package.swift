@@ -139,9 +139,9 @@ let package = Package(
         // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:
         // Tests/SecItemPortingSwift5Tests is a symbolic link to Tests/SecItemPortingTests.
         .testTarget(name: "SecItemPortingTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
-                                                                "SecureStoreSecretService"]),
+                                                                "SecureStoreSecretService", "TestSupport"]),
         .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
-                                                                      "SecureStoreSecretService"],
+                                                                      "SecureStoreSecretService", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStore", "SecureStoreInMemory",
                                                                   "TestSupport"]),

@@ -220,15 +220,14 @@ struct FileSafetyCLITests {
     func migrateEveryPair() throws {
         let env = ProcessInfo.processInfo.environment
         var backends = ["sqlite"]
-        if env["DBUS_SESSION_BUS_ADDRESS"] != nil {
-            backends.append("secret-service")
-        } else {
-            print("[migrate every pair] secret-service pairs skipped: no D-Bus session bus (run under scripts/with-keyring.sh)")
-        }
-        if let url = env["SECURESTORE_TEST_POSTGRES_URL"], !url.isEmpty {
-            backends.append("postgres")
-        } else {
-            print("[migrate every pair] postgres pairs skipped: SECURESTORE_TEST_POSTGRES_URL is not set (run under scripts/with-postgres.sh)")
+        // Run, skip or fail as TestSupport decides for every service-backed test (a failure under
+        // SECURESTORE_REQUIRE_ALL_BACKENDS=1, as in scripts/test.sh).
+        for (service, name) in [(TestService.secretService, "secret-service"), (.postgres, "postgres")] {
+            if service.shouldRun {
+                backends.append(name)
+            } else {
+                print("[migrate every pair] \(name) pairs skipped: \(service.skipReason)")
+            }
         }
         let s = try Scratch()
         defer { s.cleanUp() }

@@ -9,8 +9,6 @@ struct World {
     let environment: [String: String]
     let buildDir: String
 
-    static let hasBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil
-    static let noBusReason: Comment = "No D-Bus session bus: run under scripts/with-keyring.sh (scripts/test.sh does)"
 
     enum Backend { case sqlite, secretService }
 
@@ -116,14 +114,14 @@ struct GitClientTests {
     @Test("git credential approve / fill / reject on the SQLite store")
     func credentialCommandSQLite() throws { try credentialCommand(.sqlite) }
 
-    @Test("git credential approve / fill / reject on the Secret Service", .enabled(if: World.hasBus, World.noBusReason))
+    @Test("git credential approve / fill / reject on the Secret Service", .requires(.secretService))
     func credentialCommandSecretService() throws { try credentialCommand(.secretService) }
 
     @Test("HTTP push stores, clone needs no prompt, a rejected password is erased (SQLite store)")
     func httpSQLite() throws { try http(.sqlite) }
 
     @Test("HTTP push stores, clone needs no prompt, a rejected password is erased (Secret Service)",
-          .enabled(if: World.hasBus, World.noBusReason))
+          .requires(.secretService))
     func httpSecretService() throws { try http(.secretService) }
 
     func credentialCommand(_ backend: World.Backend) throws {
@@ -303,11 +301,11 @@ struct DockerClientTests {
     static let hasClient = FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/docker/credentials/store.py")
     static let noClientReason: Comment = "python3-docker is not installed (scripts/deps.sh installs it)"
 
-    @Test("store / get / list / erase, not found, errors (SQLite store)", .enabled(if: hasClient, noClientReason))
+    @Test("store / get / list / erase, not found, errors (SQLite store)", .enabled(if: hasClient || TestService.requireAll, noClientReason))
     func sqlite() throws { try exercise(.sqlite) }
 
     @Test("store / get / list / erase, not found, errors (Secret Service)",
-          .enabled(if: hasClient, noClientReason), .enabled(if: World.hasBus, World.noBusReason))
+          .enabled(if: hasClient || TestService.requireAll, noClientReason), .requires(.secretService))
     func secretService() throws { try exercise(.secretService) }
 
     func exercise(_ backend: World.Backend) throws {

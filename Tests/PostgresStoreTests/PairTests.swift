@@ -35,7 +35,7 @@ enum PairHarness {
     }
 }
 
-@Suite("PostgreSQL primary and standby", .serialized, .enabled(if: PairHarness.available, PairHarness.reason))
+@Suite("PostgreSQL primary and standby", .serialized, .enabled(if: PairHarness.available || TestService.requireAll, PairHarness.reason))
 struct PostgresPairTests {
     func number(_ facts: [String: [String]], _ key: String, _ index: Int = 0) -> Int? {
         facts[key].flatMap { $0.count > index ? Int($0[index]) : nil }

@@ -6,14 +6,16 @@ import SecureStoreInMemory
 import SecureStoreSQLite
 import SecureStoreSecretService
 import SecItem
+import TestSupport
 
 enum PortStore: String, CustomStringConvertible, Sendable, CaseIterable {
     case memory, sqlite, secretService = "secret-service"
     var description: String { rawValue }
 
-    /// The Secret Service store needs a session bus (scripts/with-keyring.sh provides one).
-    static var hasBus: Bool { ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil }
-    static let skipReason = "No D-Bus session bus: the Secret Service store is skipped; run under scripts/with-keyring.sh to include it."
+    /// The Secret Service store needs a session bus with a keyring (scripts/with-keyring.sh provides one); the
+    /// decision to run, skip or fail is TestSupport's, as for every service-backed test.
+    static var hasBus: Bool { TestService.secretService.shouldRun }
+    static var skipReason: String { TestService.secretService.skipReason }
 
     /// Every store available in this run: memory, SQLite, and Secret Service when a bus is there.
     static let available: [PortStore] = hasBus ? allCases : [.memory, .sqlite]
