@@ -126,7 +126,8 @@ let package = Package(
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
         .target(name: "TestSupport", dependencies: ["SecureStore", "SecureStoreInMemory"], path: "Tests/TestSupport"),
-        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "SecureStoreInMemory", "TestSupport"]),
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "SecureStoreInMemory", "TestSupport",
+                                                              "SecureStoreConformance"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                       "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStore"]),
@@ -144,6 +145,7 @@ let package = Package(
                                                                       "SecureStoreSecretService", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStore", "SecureStoreInMemory",
+                                                                  "SecureStoreConformance",
                                                                   "TestSupport"]),
     ]
 )

@@ -31,7 +31,7 @@ struct QueryValidationTests {
         }
         var rng = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &rng)
-        var generator = Mix(state: seed)
+        var generator = SplitMix64(seed: seed)
         let names: [AttributeName] = [.service, .account, .label, .server, .port, .protocol, .creationDate,
                                       .synchronizable, .accessGroup, .generic, .isInvisible]
         var disagreements: [String] = []
@@ -63,14 +63,4 @@ struct QueryValidationTests {
         #expect(disagreements.isEmpty, "seed \(seed), \(disagreements.count) disagreements: \(disagreements.prefix(3))")
     }
 
-    struct Mix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SecureStoreConformance
 import SecureStore
 import SecureStoreInMemory
 @testable import SecureStoreCredentials
@@ -290,23 +291,12 @@ struct DockerProtocolTests {
     }
 }
 
-/// SplitMix64: reproducible random inputs (the seed is in the test).
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("credential helpers on random credentials")
 struct RandomCredentialTests {
     @Test("git: any password bytes (no newline or NUL), user, host, port and path round-trip exactly; erase removes exactly one")
     func gitRoundTrips() throws {
-        var rng = SplitMix(state: 0x5EC0_5702E)
+        var rng = SplitMix64(seed: 0x5EC0_5702E)
         let h = try Harness()
         var stored: [(lines: [String], user: String, password: [UInt8])] = []
         for i in 0..<200 {
@@ -345,7 +335,7 @@ struct RandomCredentialTests {
 
     @Test("docker: every spelling of one registry finds the same credential; other registries never do")
     func dockerSpellings() throws {
-        var rng = SplitMix(state: 0xD0C_4E12)
+        var rng = SplitMix64(seed: 0xD0C_4E12)
         let h = try Harness()
         for i in 0..<60 {
             let host = ["registry\(i).test", "127.0.0.\(i % 250 + 1)", "[fd00::\(i)]"].randomElement(using: &rng) ?? "r.test"

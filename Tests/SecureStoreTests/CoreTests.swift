@@ -1,4 +1,5 @@
 import Testing
+import SecureStoreConformance
 import Foundation
 @testable import SecureStore
 import SecureStoreInMemory
@@ -224,7 +225,7 @@ struct ValidationOrderTests {
         let store = try Keychain(backend: SpyBackend(), configuration: StoreConfiguration(accessGroups: groups))
         var rng = SystemRandomNumberGenerator()
         let seed = UInt64.random(in: 0...UInt64.max, using: &rng)
-        var generator = Mix(state: seed)
+        var generator = SplitMix64(seed: seed)
         let names = AttributeName.all + [.keyType]
         let groupValues: [AttributeValue] = [.string("g1"), .string("g2"), .string("other"), .number(1)]
         var disagreements: [String] = []
@@ -250,14 +251,4 @@ struct ValidationOrderTests {
         #expect(disagreements.isEmpty, "seed \(seed): \(disagreements.prefix(3))")
     }
 
-    struct Mix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 }
