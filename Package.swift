@@ -87,8 +87,8 @@ let package = Package(
         .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"],
                           path: "Tests/Workers/SecretServiceProbe"),
 
-        .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ", pkgConfig: "libpq",
-                       providers: [.apt(["libpq-dev"])]),
+        // libpq's headers only (libpq-dev): the backend opens libpq.so.5 at its first use, so nothing links it.
+        .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ"),
         .target(name: "SecureStorePostgres", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
         // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
@@ -109,7 +109,9 @@ let package = Package(
                           dependencies: ["SecureStore", "SecureStoreConformance", "SecureStoreInMemory", "SecureStoreSQLite", "SecItem",
                                          "CSQLite", "CSodium", "SecureStoreSecretService", "CSecret", "SecureStorePostgres",
                                          "CLibPQ"],
-                          path: "Benchmarks/SecureStoreBench"),
+                          path: "Benchmarks/SecureStoreBench",
+                          // The raw limits call libpq and libsecret directly.
+                          linkerSettings: [.linkedLibrary("pq"), .linkedLibrary("secret-1")]),
 
         // Fuzzing: the exercise functions (shared by the harnesses and Tests/FuzzRegressionTests), one
         // executable per harness (Fuzz/README.md).

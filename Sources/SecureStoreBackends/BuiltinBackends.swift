@@ -97,7 +97,7 @@ public enum BuiltinBackends {
         #endif
         #if Postgres
         BackendRegistry.register(postgresBackend.factory(guarantees: PostgresBackend.guarantees, availability: { s in
-            Result { () throws(SecureStoreError) in try postgresSettingsCheck(s) }
+            Result { () throws(SecureStoreError) in try PostgresBackend.checkLibrary(); _ = try postgresSettingsCheck(s) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try postgres(s)
         })

@@ -512,3 +512,9 @@ struct PostgresExecutor: SealedTableExecutor {
         }
     }
 }
+
+extension PostgresBackend {
+    /// Whether libpq can be loaded in this process (it is opened at first use); its `notAvailable` error,
+    /// naming the library and the package to install, when not.
+    public static func checkLibrary() throws(SecureStoreError) { try LibPQ.require() }
+}

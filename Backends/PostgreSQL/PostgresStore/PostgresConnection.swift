@@ -111,6 +111,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
 
     /// Parses `url` with libpq (so every form libpq accepts works), without connecting.
     static func parse(_ url: String) throws(SecureStoreError) -> Target {
+        try LibPQ.require()
         var error: UnsafeMutablePointer<CChar>? = nil
         guard let options = PQconninfoParse(url, &error) else {
             let message = error.map { String(cString: $0) } ?? "it cannot be parsed"
@@ -149,6 +150,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     static func connect(target: Target, password: String?, options: Options, preferred: Int? = nil)
         throws(SecureStoreError) -> PostgresConnection
     {
+        try LibPQ.require()
         let endpoints = target.endpoints
         var order = Array(endpoints.indices)
         if let preferred, order.contains(preferred) { order.removeAll { $0 == preferred }; order.insert(preferred, at: 0) }
@@ -797,3 +799,82 @@ private func oneLine(_ text: String) -> String {
 private struct CancelBox: @unchecked Sendable {
     let cancel: OpaquePointer
 }
+
+// MARK: libpq, loaded at first use
+
+/// libpq, opened when the backend is first used (``LibPQ/require()``) rather than linked: a program that never
+/// uses PostgreSQL never maps libpq and the Kerberos, GnuTLS and LDAP libraries it brings. A missing libpq
+/// is the backend's `notAvailable` error. The functions below have libpq's names and types, so the calls in
+/// this file read as plain libpq calls; they go through the pointers looked up once.
+enum LibPQ {
+    /// The library file opened, and the Debian package that installs it.
+    static let soname = "libpq.so.5"
+    static let debianPackage = "libpq5"
+
+    private struct Table: @unchecked Sendable {   // written once, before it is shared
+        let functions: UnsafePointer<ss_libpq>
+    }
+    private static let loaded = load(soname: soname).map(Table.init)
+
+    /// Opens `soname` and looks up every function the backend calls (tests pass a missing name).
+    static func load(soname: String) -> Result<UnsafePointer<ss_libpq>, SecureStoreError> {
+        LoadedLibrary.open(soname, for: "postgres", debianPackage: debianPackage).flatMap { library in
+            library.table(of: ss_libpq.self, count: ss_libpq_count(), name: { String(cString: ss_libpq_name($0)) },
+                          for: "postgres")
+        }
+    }
+
+    /// Loads libpq once; its `notAvailable` error (every time) when it cannot be loaded. Called before
+    /// the first libpq call of every path (parsing a URL, connecting).
+    static func require() throws(SecureStoreError) {
+        _ = try loaded.get()
+    }
+
+    /// The looked-up functions; only reached after ``require()`` succeeded.
+    fileprivate static var functions: UnsafePointer<ss_libpq> {
+        guard case .success(let table) = loaded else { preconditionFailure("libpq called before LibPQ.require()") }
+        return table.functions
+    }
+}
+
+@discardableResult private func PQcancel(_ cancel: OpaquePointer!, _ errbuf: UnsafeMutablePointer<CChar>!, _ errbufsize: Int32) -> Int32 { LibPQ.functions.pointee.PQcancel(cancel, errbuf, errbufsize) }
+private func PQclear(_ res: OpaquePointer!) { LibPQ.functions.pointee.PQclear(res) }
+@discardableResult private func PQcmdStatus(_ res: OpaquePointer!) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQcmdStatus(res) }
+@discardableResult private func PQcmdTuples(_ res: OpaquePointer!) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQcmdTuples(res) }
+@discardableResult private func PQconnectPoll(_ conn: OpaquePointer!) -> PostgresPollingStatusType { LibPQ.functions.pointee.PQconnectPoll(conn) }
+@discardableResult private func PQconnectStartParams(_ keywords: UnsafePointer<UnsafePointer<CChar>?>!, _ values: UnsafePointer<UnsafePointer<CChar>?>!, _ expand_dbname: Int32) -> OpaquePointer! { LibPQ.functions.pointee.PQconnectStartParams(keywords, values, expand_dbname) }
+private func PQconninfoFree(_ connOptions: UnsafeMutablePointer<PQconninfoOption>!) { LibPQ.functions.pointee.PQconninfoFree(connOptions) }
+@discardableResult private func PQconninfoParse(_ conninfo: UnsafePointer<CChar>!, _ errmsg: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>!) -> UnsafeMutablePointer<PQconninfoOption>! { LibPQ.functions.pointee.PQconninfoParse(conninfo, errmsg) }
+@discardableResult private func PQconsumeInput(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQconsumeInput(conn) }
+@discardableResult private func PQenterPipelineMode(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQenterPipelineMode(conn) }
+@discardableResult private func PQerrorMessage(_ conn: OpaquePointer!) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQerrorMessage(conn) }
+@discardableResult private func PQescapeLiteral(_ conn: OpaquePointer!, _ str: UnsafePointer<CChar>!, _ len: Int) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQescapeLiteral(conn, str, len) }
+@discardableResult private func PQexitPipelineMode(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQexitPipelineMode(conn) }
+private func PQfinish(_ conn: OpaquePointer!) { LibPQ.functions.pointee.PQfinish(conn) }
+@discardableResult private func PQflush(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQflush(conn) }
+private func PQfreeCancel(_ cancel: OpaquePointer!) { LibPQ.functions.pointee.PQfreeCancel(cancel) }
+private func PQfreemem(_ ptr: UnsafeMutableRawPointer!) { LibPQ.functions.pointee.PQfreemem(ptr) }
+@discardableResult private func PQftype(_ res: OpaquePointer!, _ field_num: Int32) -> Oid { LibPQ.functions.pointee.PQftype(res, field_num) }
+@discardableResult private func PQgetCancel(_ conn: OpaquePointer!) -> OpaquePointer! { LibPQ.functions.pointee.PQgetCancel(conn) }
+@discardableResult private func PQgetResult(_ conn: OpaquePointer!) -> OpaquePointer! { LibPQ.functions.pointee.PQgetResult(conn) }
+@discardableResult private func PQgetisnull(_ res: OpaquePointer!, _ tup_num: Int32, _ field_num: Int32) -> Int32 { LibPQ.functions.pointee.PQgetisnull(res, tup_num, field_num) }
+@discardableResult private func PQgetlength(_ res: OpaquePointer!, _ tup_num: Int32, _ field_num: Int32) -> Int32 { LibPQ.functions.pointee.PQgetlength(res, tup_num, field_num) }
+@discardableResult private func PQgetvalue(_ res: OpaquePointer!, _ tup_num: Int32, _ field_num: Int32) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQgetvalue(res, tup_num, field_num) }
+@discardableResult private func PQhost(_ conn: OpaquePointer!) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQhost(conn) }
+@discardableResult private func PQisBusy(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQisBusy(conn) }
+@discardableResult private func PQnfields(_ res: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQnfields(res) }
+@discardableResult private func PQntuples(_ res: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQntuples(res) }
+@discardableResult private func PQparameterStatus(_ conn: OpaquePointer!, _ paramName: UnsafePointer<CChar>!) -> UnsafePointer<CChar>! { LibPQ.functions.pointee.PQparameterStatus(conn, paramName) }
+@discardableResult private func PQpipelineSync(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQpipelineSync(conn) }
+@discardableResult private func PQport(_ conn: OpaquePointer!) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQport(conn) }
+@discardableResult private func PQresultErrorField(_ res: OpaquePointer!, _ fieldcode: Int32) -> UnsafeMutablePointer<CChar>! { LibPQ.functions.pointee.PQresultErrorField(res, fieldcode) }
+@discardableResult private func PQresultStatus(_ res: OpaquePointer!) -> ExecStatusType { LibPQ.functions.pointee.PQresultStatus(res) }
+@discardableResult private func PQsendPrepare(_ conn: OpaquePointer!, _ stmtName: UnsafePointer<CChar>!, _ query: UnsafePointer<CChar>!, _ nParams: Int32, _ paramTypes: UnsafePointer<Oid>!) -> Int32 { LibPQ.functions.pointee.PQsendPrepare(conn, stmtName, query, nParams, paramTypes) }
+@discardableResult private func PQsendQuery(_ conn: OpaquePointer!, _ query: UnsafePointer<CChar>!) -> Int32 { LibPQ.functions.pointee.PQsendQuery(conn, query) }
+@discardableResult private func PQsendQueryParams(_ conn: OpaquePointer!, _ command: UnsafePointer<CChar>!, _ nParams: Int32, _ paramTypes: UnsafePointer<Oid>!, _ paramValues: UnsafePointer<UnsafePointer<CChar>?>!, _ paramLengths: UnsafePointer<Int32>!, _ paramFormats: UnsafePointer<Int32>!, _ resultFormat: Int32) -> Int32 { LibPQ.functions.pointee.PQsendQueryParams(conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat) }
+@discardableResult private func PQsendQueryPrepared(_ conn: OpaquePointer!, _ stmtName: UnsafePointer<CChar>!, _ nParams: Int32, _ paramValues: UnsafePointer<UnsafePointer<CChar>?>!, _ paramLengths: UnsafePointer<Int32>!, _ paramFormats: UnsafePointer<Int32>!, _ resultFormat: Int32) -> Int32 { LibPQ.functions.pointee.PQsendQueryPrepared(conn, stmtName, nParams, paramValues, paramLengths, paramFormats, resultFormat) }
+@discardableResult private func PQsetNoticeProcessor(_ conn: OpaquePointer!, _ proc: PQnoticeProcessor!, _ arg: UnsafeMutableRawPointer!) -> PQnoticeProcessor! { LibPQ.functions.pointee.PQsetNoticeProcessor(conn, proc, arg) }
+@discardableResult private func PQsetnonblocking(_ conn: OpaquePointer!, _ arg: Int32) -> Int32 { LibPQ.functions.pointee.PQsetnonblocking(conn, arg) }
+@discardableResult private func PQsocket(_ conn: OpaquePointer!) -> Int32 { LibPQ.functions.pointee.PQsocket(conn) }
+@discardableResult private func PQstatus(_ conn: OpaquePointer!) -> ConnStatusType { LibPQ.functions.pointee.PQstatus(conn) }
+@discardableResult private func PQtransactionStatus(_ conn: OpaquePointer!) -> PGTransactionStatusType { LibPQ.functions.pointee.PQtransactionStatus(conn) }
