@@ -79,8 +79,8 @@ let package = Package(
         .executableTarget(name: "docker-credential-securestore",
                           dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],
                           path: "Sources/docker-credential-securestore"),
-        .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret", pkgConfig: "libsecret-1",
-                       providers: [.apt(["libsecret-1-dev"])]),
+        // libsecret, GIO and GLib declared (glib-subset.h), not linked: the backend opens libsecret-1.so.0 at first use.
+        .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret"),
         .target(name: "SecureStoreSecretService", dependencies: ["SecureStore", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).

@@ -23,9 +23,17 @@
 SS_LIBPQ_FUNCTIONS(SS_LIBPQ_TYPEDEF)
 #undef SS_LIBPQ_TYPEDEF
 
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wnullability-completeness"   // only the table's pointers are annotated
+#endif
 /// One pointer per function, filled by dlsym.
 struct ss_libpq {
-#define SS_LIBPQ_FIELD(name) ss_##name##_fn _Nonnull name;
+#if defined(__clang__)
+#define SS_LIBPQ_FIELD(name) ss_##name##_fn _Nonnull name;   // Swift: non-optional
+#else
+#define SS_LIBPQ_FIELD(name) ss_##name##_fn name;
+#endif
     SS_LIBPQ_FUNCTIONS(SS_LIBPQ_FIELD)
 #undef SS_LIBPQ_FIELD
 };
@@ -38,3 +46,6 @@ static inline const char *ss_libpq_name(size_t i) {
     return i < sizeof names / sizeof names[0] ? names[i] : NULL;
 }
 static inline size_t ss_libpq_count(void) { return sizeof(struct ss_libpq) / sizeof(void (*)(void)); }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif

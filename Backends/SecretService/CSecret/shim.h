@@ -3,9 +3,12 @@
 #ifndef SECURESTORE_CSECRET_SHIM_H
 #define SECURESTORE_CSECRET_SHIM_H
 
+#ifdef SS_GLIB_CHECK   // checking glib-subset.h against the real headers
 #define SECRET_API_SUBJECT_TO_CHANGE 1
 #include <libsecret/secret.h>
 #include <gio/gio.h>
+#endif
+#include "glib-subset.h"   // GLib, GIO and libsecret, called through the pointers loaded at first use
 #include <string.h>
 
 #define SS_BUS_NAME "org.freedesktop.secrets"

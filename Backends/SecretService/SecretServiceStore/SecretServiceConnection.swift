@@ -42,6 +42,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     /// - Parameter activate: whether D-Bus may start a Secret Service by activation (first open only; a
     ///   reconnect after a failure never starts one, as an activated daemon cannot unlock without a prompt).
     static func open(collection: String, activate: Bool) throws(SecureStoreError) -> Connection {
+        try LibSecret.require()
         var error: UnsafeMutablePointer<GError>? = nil
         if !activate {
             let running = ss_service_running(timeout, &error)
@@ -352,3 +353,67 @@ private final class CancellableRef: @unchecked Sendable {   // g_cancellable_can
         ss_unref(UnsafeMutableRawPointer(pointer))
     }
 }
+
+// MARK: libsecret, loaded at first use
+
+/// libsecret (with the GLib, GObject and GIO it depends on), opened when a connection is first opened
+/// (``LibSecret/require()``) rather than linked: a program that never uses the Secret Service never maps
+/// them. A missing libsecret is the backend's `notAvailable` error. shim.h calls every GLib and libsecret
+/// function through `securestore_glib()` (CSecret/glib-subset.h); the three functions below have libsecret's
+/// and GObject's names and types, so the calls in this file read as plain calls.
+enum LibSecret {
+    /// The library file opened, and the Debian package that installs it.
+    static let soname = "libsecret-1.so.0"
+    static let debianPackage = "libsecret-1-0"
+
+    fileprivate struct Table: @unchecked Sendable {   // written once, before it is shared
+        let functions: UnsafePointer<ss_glib>
+    }
+    fileprivate static let loaded = load(soname: soname).map(Table.init)
+
+    /// Opens `soname` and looks up every function shim.h and this file call, in it or the libraries it
+    /// depends on (tests pass a missing name).
+    static func load(soname: String) -> Result<UnsafePointer<ss_glib>, SecureStoreError> {
+        LoadedLibrary.open(soname, for: "secret-service", debianPackage: debianPackage).flatMap { library in
+            library.table(of: ss_glib.self, count: ss_glib_count(), name: { String(cString: ss_glib_name($0)) },
+                          for: "secret-service")
+        }
+    }
+
+    /// Loads libsecret once; its `notAvailable` error (every time) when it cannot be loaded. Called before
+    /// the first call into it (opening a connection).
+    static func require() throws(SecureStoreError) {
+        _ = try loaded.get()
+    }
+
+    /// The looked-up functions; only reached after ``require()`` succeeded.
+    fileprivate static var functions: UnsafePointer<ss_glib> {
+        guard case .success(let table) = loaded else {
+            preconditionFailure("libsecret called before LibSecret.require()")
+        }
+        return table.functions
+    }
+}
+
+/// The table shim.h calls through (declared in CSecret/glib-subset.h).
+@_cdecl("securestore_glib")
+func secureStoreGLib() -> UnsafePointer<ss_glib> { LibSecret.functions }
+
+private func secret_service_read_alias_dbus_path_sync(
+    _ self: UnsafeMutablePointer<SecretService>!, _ alias: UnsafePointer<gchar>!, _ cancellable: UnsafeMutablePointer<GCancellable>!,
+    _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>!) -> UnsafeMutablePointer<gchar>!
+{
+    LibSecret.functions.pointee.secret_service_read_alias_dbus_path_sync(self, alias, cancellable, error)
+}
+
+private func secret_service_create_item_dbus_path_sync(
+    _ self: UnsafeMutablePointer<SecretService>!, _ collection_path: UnsafePointer<gchar>!, _ properties: OpaquePointer!,
+    _ value: OpaquePointer!, _ flags: SecretItemCreateFlags, _ cancellable: UnsafeMutablePointer<GCancellable>!,
+    _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>!) -> UnsafeMutablePointer<gchar>!
+{
+    LibSecret.functions.pointee.secret_service_create_item_dbus_path_sync(self, collection_path, properties, value, flags,
+                                                                          cancellable, error)
+}
+
+@discardableResult
+private func g_object_ref(_ object: gpointer!) -> gpointer! { LibSecret.functions.pointee.g_object_ref(object) }
