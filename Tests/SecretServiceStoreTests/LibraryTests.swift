@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import SecureStore
+import TestSupport
+@testable import SecureStoreSecretService
+
+/// libsecret is opened at the backend's first use (SecretServiceConnection.swift); these need no bus.
+@Suite("Secret Service: libsecret loaded at first use")
+struct LibraryTests {
+    @Test("a libsecret that cannot be loaded is the backend's notAvailable error, naming the library and the package")
+    func missingLibrary() {
+        let soname = "libsecret-securestore-missing.so.0"
+        guard case .failure(let error) = LibSecret.load(soname: soname) else {
+            Issue.record("loading \(soname) succeeded")
+            return
+        }
+        #expect(error.code == .notAvailable)
+        #expect(error.message.contains(soname))
+        #expect(error.message.contains("apt install \(LibSecret.debianPackage)"))
+        #expect(error.message.contains("secret-service"))
+    }
+
+    @Test("the installed libsecret has every function the backend calls")
+    func installedLibrary() throws {
+        _ = try LibSecret.load(soname: LibSecret.soname).get()
+    }
+
+    /// glib-subset.h declares the part of GLib, GIO and libsecret the backend uses (so building needs no GLib
+    /// headers); compiled with SS_GLIB_CHECK against the real headers, the compiler compares every prototype
+    /// with GLib's and checks every constant and layout, and shim.h's helpers type-check against the real API.
+    @Test("glib-subset.h agrees with the installed GLib, GIO and libsecret headers",
+          .enabled(if: Self.compiler != nil && Self.headerFlags != nil,
+                   "needs a C compiler and libsecret-1-dev (pkg-config libsecret-1) to compare with the real headers"))
+    func declarationsMatchTheRealHeaders() throws {
+        let compiler = try #require(Self.compiler)
+        let flags = try #require(Self.headerFlags)
+        let dir = packageRoot.appendingPathComponent("Backends/SecretService/CSecret").path
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent("ss-glib-check-\(UUID().uuidString).c")
+        try Data("#include \"shim.h\"\n".utf8).write(to: source)
+        defer { try? FileManager.default.removeItem(at: source) }
+        let (status, output) = try Self.run(compiler, ["-fsyntax-only", "-Werror", "-Wall", "-DSS_GLIB_CHECK", "-I", dir]
+                                            + flags + [source.path])
+        #expect(status == 0, "\(output)")
+    }
+
+    static let compiler: String? = ["/usr/bin/cc", "/usr/bin/clang", "/usr/bin/gcc"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    static let headerFlags: [String]? = {
+        guard let out = try? run("/usr/bin/pkg-config", ["--cflags", "libsecret-1"]), out.status == 0 else { return nil }
+        return out.output.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    }()
+
+    static func run(_ path: String, _ args: [String]) throws -> (status: Int32, output: String) {
+        guard FileManager.default.isExecutableFile(atPath: path) else { return (127, "\(path) not found") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = args
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
