@@ -117,13 +117,12 @@ package enum ConfigFile {
     package static let maxBytes = 1 << 20
 
     static func parse(path: String) throws(SecureStoreError) -> (String?, [String: [String: ConfigValue]]) {
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber,
-           size.intValue > maxBytes {
-            throw .param(path, "The config file \(path) is larger than \(maxBytes) bytes; it is not a SecureStore config file.")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // At most maxBytes + 1 bytes are read (parse(data:) rejects more): no stat dictionary, no endless read.
+        guard let handle = FileHandle(forReadingAtPath: path),
+              let data = try? handle.read(upToCount: maxBytes + 1) ?? Data() else {
             throw .param(path, "Cannot read the config file \(path): it does not exist or is not readable.")
         }
+        try? handle.close()
         return try parse(data: data, path: path)
     }
 

@@ -91,6 +91,12 @@ struct SelectionTests {
         }
         let missing = #expect(throws: SecureStoreError.self) { try StoreSelection.resolve(configFile: "/nonexistent/c.json", environment: [:]) }
         #expect(missing?.message.contains("/nonexistent/c.json") == true)
+        // Too big, endless, or not a file: an error naming it, after reading at most the limit.
+        let big = try tempConfig(#"{"backend": "memory", "pad": ""# + String(repeating: " ", count: 1 << 20) + "}")
+        for path in [big, "/dev/zero", FileManager.default.temporaryDirectory.path] {
+            let e = #expect(throws: SecureStoreError.self) { try StoreSelection.resolve(configFile: path, environment: [:]) }
+            #expect(e?.message.contains(path) == true, "\(e?.message ?? "")")
+        }
         let wrongType = try tempConfig(#"{"backend": "memory", "memory": {"accessGroups": "one"}}"#)
         let e = #expect(throws: SecureStoreError.self) { try StoreSelection.resolve(configFile: wrongType, environment: [:]).open() }
         #expect(e?.message.contains("accessGroups") == true)
