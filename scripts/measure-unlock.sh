@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process time of `securestore get` (release build): a passphrase store after `unlock`, the same store
 # with its passphrase in the environment (Argon2id in every call), and a key-file store. Prints the median
-# and the spread of N calls each (default 20). Needs the kernel keyring (keyctl) for the unlocked row.
+# and the spread of N calls each (default 20). Needs the kernel keyring (keyctl) for the unlocked row; under
+# scripts/with-keyring.sh it also times a Secret Service `get` against `secret-tool lookup` of the same item.
 # Usage: scripts/measure-unlock.sh [N] [extra swift build flags, e.g. --static-swift-stdlib]
 set -euo pipefail
 n="${1:-20}"
@@ -34,6 +35,17 @@ MEASURE_PASSPHRASE=pw SECURESTORE_CONFIG="$dir/pass.json" "$tool" unlock --for 5
 echo "passphrase store after unlock (no passphrase given):           $(SECURESTORE_CONFIG="$dir/pass.json" time_runs "$tool" get --service s --account a)"
 echo "key-file store:                                                $(SECURESTORE_CONFIG="$dir/key.json" time_runs "$tool" get --service s --account a)"
 echo "securestore --help (process start only):                       $(time_runs "$tool" --help)"
+# The Secret Service against libsecret's own tool on the same daemon (under scripts/with-keyring.sh).
+ss_status=0
+"$tool" --backend secret-service find --service measure-unlock </dev/null >/dev/null 2>&1 || ss_status=$?
+if command -v secret-tool >/dev/null && [ "$ss_status" -le 1 ]; then   # 0 found, 1 none: the service answers
+    printf 'value' | "$tool" --backend secret-service add --service measure-unlock --account a --update-existing
+    echo "secret-service get:                                            $(time_runs "$tool" --backend secret-service get --service measure-unlock --account a)"
+    echo "secret-tool lookup (same daemon, same item):                   $(time_runs secret-tool lookup service measure-unlock account a)"
+    "$tool" --backend secret-service delete --service measure-unlock --account a >/dev/null
+else
+    echo "secret-service: no Secret Service on the session bus (run under scripts/with-keyring.sh for that row)"
+fi
 SECURESTORE_CONFIG="$dir/pass.json" "$tool" lock >/dev/null
 if SECURESTORE_CONFIG="$dir/pass.json" "$tool" get --service s --account a </dev/null >/dev/null 2>"$dir/err"; then
     echo "after lock: the store still opened (unexpected)"; exit 1
