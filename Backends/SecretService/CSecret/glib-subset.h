@@ -2,7 +2,7 @@
 // building needs no GLib headers or pkg-config and links nothing: the backend opens libsecret-1.so.0 (which
 // brings GLib, GObject and GIO) at its first use and calls every function through `struct ss_glib`, filled
 // by dlsym. The declarations copy the libraries' stable ABI; Tests/SecretServiceStoreTests/
-// DeclarationsTests.swift compiles shim.h with SS_GLIB_CHECK against the real headers, which checks every
+// LibraryTests.swift compiles shim.h with SS_GLIB_CHECK against the real headers, which checks every
 // prototype below against GLib's own and every constant's value.
 #ifndef SECURESTORE_GLIB_SUBSET_H
 #define SECURESTORE_GLIB_SUBSET_H

@@ -8,7 +8,9 @@
 #include <libsecret/secret.h>
 #include <gio/gio.h>
 #endif
-#include "glib-subset.h"   // GLib, GIO and libsecret, called through the pointers loaded at first use
+// GLib, GIO and libsecret, called through the pointers loaded at first use. A function not yet used here is
+// added there in three places (prototype, SS_GLIB_FUNCTIONS, #define); without them nothing links.
+#include "glib-subset.h"
 #include <string.h>
 
 #define SS_BUS_NAME "org.freedesktop.secrets"
