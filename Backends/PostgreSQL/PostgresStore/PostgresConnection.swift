@@ -37,6 +37,9 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     let hostIndex: Int
     /// The SQLSTATE of the last failed statement (`"40001"` …), for the caller's retry decisions.
     private(set) var lastSQLState: String?
+    /// The step of the last pipeline that failed (its index in the steps; the step count for its COMMIT),
+    /// nil when none did or no answer came.
+    private(set) var lastFailedStep: Int?
     private var prepared: [String: String] = [:]
     /// How many statements were prepared on this connection (each gets a new name, `ss1`, `ss2`, …).
     private var statementCount = 0
@@ -277,6 +280,22 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     var acceptsWrites: Bool {
         func parameter(_ name: String) -> String? { PQparameterStatus(conn, name).map { String(cString: $0) } }
         return parameter("in_hot_standby") != "on" && parameter("default_transaction_read_only") != "on"
+    }
+
+    /// Whether an idle connection is still there: reads what the server sent since the last call without
+    /// waiting (a server that ended the session — restart, failover, `pg_terminate_backend` — says so, or
+    /// closes the socket). False marks the connection abandoned, so the pool replaces it before a call sends
+    /// anything on it (a call whose first round trip carries COMMIT could not tell a dead connection from
+    /// a lost COMMIT).
+    func stillConnected() -> Bool {
+        guard isOpen else { return false }
+        var fd = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+        guard fd.fd >= 0 else { return false }
+        if poll(&fd, 1, 0) > 0, PQconsumeInput(conn) == 0 || PQstatus(conn) != CONNECTION_OK || PQisBusy(conn) != 0 {
+            abandoned = true
+            return false
+        }
+        return true
     }
 
     /// Whether a transaction is open or failed on this connection.
@@ -584,8 +603,11 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                 "libpq could not enter pipeline mode on the connection to \(endpoint): \(oneLine(String(cString: PQerrorMessage(conn)))).")
         }
         defer { if !abandoned { PQexitPipelineMode(conn) } }
-        // What is queued: per query, whether its rows are a step's (else a PREPARE or the COMMIT).
+        // What is queued: per query, whether its rows are a step's (else a PREPARE or the COMMIT), and the
+        // step it belongs to (the step count for the COMMIT).
         var queries: [Int?] = []
+        var owners: [Int] = []
+        lastFailedStep = nil
         var newNames: [(sql: String, name: String)] = []
         let collected = PipelineAnswer()
         defer { collected.clear() }
@@ -601,15 +623,18 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                     }
                     guard sent == 1 else { return 0 }
                     queries.append(nil)
+                    owners.append(index)
                     newNames.append((step.sql, fresh))
                     name = fresh
                 }
                 guard let name, sendPrepared(name, step.params) == 1 else { return 0 }
                 queries.append(index)
+                owners.append(index)
             }
             if commit {
                 guard PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 else { return 0 }
                 queries.append(nil)
+                owners.append(steps.count)
             }
             return PQpipelineSync(conn)
         }, collect: { (deadline) -> Answer in self.collectPipeline(queries.count, into: collected, until: deadline) })
@@ -618,6 +643,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         do throws(SecureStoreError) {
             try check(result)
         } catch {
+            lastFailedStep = collected.failedAt.flatMap { $0 < owners.count ? owners[$0] : nil }
             if commit, error.code == .notAvailable, collected.failedAt == queries.count - 1 {
                 throw commitUnknown("the server ended the session during COMMIT: \(error.message)")
             }

@@ -19,7 +19,7 @@ final class Pool: @unchecked Sendable {   // every field is used under `conditio
         self.writer = preferred
     }
 
-    /// An idle open connection, else a new one from `connect` (given the host to try first) while fewer
+    /// An idle open connection (one the server has closed meanwhile is dropped here), else a new one from `connect` (given the host to try first) while fewer
     /// than `size` are open, else the next one checked in.
     func checkout(_ connect: (Int?) throws(SecureStoreError) -> PostgresConnection) throws(SecureStoreError)
         -> PostgresConnection
@@ -27,7 +27,7 @@ final class Pool: @unchecked Sendable {   // every field is used under `conditio
         condition.lock()
         while true {
             while let connection = idle.popLast() {
-                if connection.isOpen {
+                if connection.stillConnected() {
                     condition.unlock()
                     return connection
                 }
