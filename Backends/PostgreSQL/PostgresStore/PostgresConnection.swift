@@ -282,16 +282,17 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         return parameter("in_hot_standby") != "on" && parameter("default_transaction_read_only") != "on"
     }
 
-    /// Whether an idle connection is still there: reads what the server sent since the last call without
-    /// waiting (a server that ended the session — restart, failover, `pg_terminate_backend` — says so, or
-    /// closes the socket). False marks the connection abandoned, so the pool replaces it before a call sends
-    /// anything on it (a call whose first round trip carries COMMIT could not tell a dead connection from
-    /// a lost COMMIT).
+    /// Whether an idle connection is still there. Every call reads its answers to the end, so an idle
+    /// connection has nothing to read unless the server spoke on its own: it ended the session (restart,
+    /// failover, `pg_terminate_backend`: a FATAL message, then the socket closes) or reported a changed
+    /// setting (a standby promoted). Either way the connection is abandoned (checked without waiting), so the
+    /// pool replaces it before a call sends anything on it: a call whose first round trip carries COMMIT
+    /// could not tell a connection that was already dead from a COMMIT lost on the way.
     func stillConnected() -> Bool {
         guard isOpen else { return false }
         var fd = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
         guard fd.fd >= 0 else { return false }
-        if poll(&fd, 1, 0) > 0, PQconsumeInput(conn) == 0 || PQstatus(conn) != CONNECTION_OK || PQisBusy(conn) != 0 {
+        if poll(&fd, 1, 0) != 0 {
             abandoned = true
             return false
         }
@@ -674,6 +675,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         var failedAt: Int? = nil
         var current: OpaquePointer? = nil
         var synced = false
+        /// How many queries the pipeline sent.
+        var expected = 0
 
         func clear() {
             for case let result? in results { PQclear(result) }
@@ -687,18 +690,19 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// after a missed deadline: it goes on where it stopped). The answer is the first failed result, else the
     /// last query's; it leaves `answer` (the caller clears it), the others stay there.
     private func collectPipeline(_ queries: Int, into answer: PipelineAnswer, until deadline: Deadline) -> Answer {
+        answer.expected = queries
         let socket = PQsocket(conn)
         if let failed = flush(socket: socket, until: deadline) { return failed }
         while !answer.synced {
             while PQisBusy(conn) != 0 {
                 if !Self.wait(socket: socket, events: Int16(POLLIN), until: deadline) { return .timedOut }
-                if PQconsumeInput(conn) == 0 { return .lost }
+                if PQconsumeInput(conn) == 0 { return broken(answer) }
             }
             let result = PQgetResult(conn)
             if answer.results.count == queries {
                 // After the last query: the sync.
                 guard let result else {
-                    if PQstatus(conn) != CONNECTION_OK { return .lost }
+                    if PQstatus(conn) != CONNECTION_OK { return broken(answer) }
                     continue
                 }
                 if PQresultStatus(result) == PGRES_PIPELINE_SYNC { answer.synced = true }
@@ -709,7 +713,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                 if answer.current == nil { answer.current = result } else { PQclear(result) }
                 continue
             }
-            if PQstatus(conn) != CONNECTION_OK { return .lost }
+            if PQstatus(conn) != CONNECTION_OK { return broken(answer) }
             answer.results.append(answer.current)
             answer.current = nil
         }
@@ -721,6 +725,38 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         let chosen = answer.results[position]
         answer.results[position] = nil
         return .done(chosen)
+    }
+
+    /// The answer of a pipeline whose connection broke while it was read: an error the server itself sent
+    /// for one of its queries (it carries a SQLSTATE; a session the server ends — restart, failover,
+    /// `pg_terminate_backend` — says so first), after which the server ran none of the later queries, so a
+    /// COMMIT behind it did not happen; else lost (libpq's own "connection closed" says nothing of that).
+    private func broken(_ answer: PipelineAnswer) -> Answer {
+        func fromServer(_ result: OpaquePointer?) -> Bool {
+            guard let result, !Self.succeeded(result) else { return false }
+            return PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil
+        }
+        if let position = answer.results.firstIndex(where: fromServer) {
+            answer.failedAt = position
+            let chosen = answer.results[position]
+            answer.results[position] = nil
+            return .done(chosen)
+        }
+        if fromServer(answer.current) {
+            answer.failedAt = answer.results.count
+            let chosen = answer.current
+            answer.current = nil
+            return .done(chosen)
+        }
+        // What libpq read for the current query before it saw the break.
+        if answer.current == nil, answer.results.count < answer.expected, PQisBusy(conn) == 0, let result = PQgetResult(conn) {
+            if fromServer(result) {
+                answer.failedAt = answer.results.count
+                return .done(result)
+            }
+            PQclear(result)
+        }
+        return .lost
     }
 
     private static func typeOid(_ value: PGValue) -> Oid {
