@@ -53,6 +53,10 @@ extension BackendEntry {
                 Goal(text: "add within 1.5× of raw libpq (same statements)", kind: .ratioToLimit(.add, max: 1.5)),
                 Goal(text: "lookup within 1.5× of raw libpq (same statements)", kind: .ratioToLimit(.lookup, max: 1.5)),
                 Goal(text: "lookup growth from N=1,000 to 100,000 within 1.5×", kind: .growth(.lookup, max: 1.5)),
+                Goal(text: "add within 1.3× of one statement (the floor)",
+                     kind: .ratioToNamedLimit(.add, limit: "one statement", max: 1.3)),
+                Goal(text: "lookup within 1.3× of one statement (the floor)",
+                     kind: .ratioToNamedLimit(.lookup, limit: "one statement", max: 1.3)),
             ])
     }
 }

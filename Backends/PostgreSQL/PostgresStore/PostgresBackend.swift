@@ -38,6 +38,8 @@ public final class PostgresBackend: StorageBackend {
     private let passwordEnv: String?
     private let options: PostgresConnection.Options
     private let lockKey: Int64
+    /// `SELECT pg_advisory_xact_lock(lockKey)`, built once.
+    private let lockStatement: String
     /// The statements of the shared sealed-table layer, scoped to this namespace.
     let layout: SealedTableLayout
     private let keys: Locked<Keys>
@@ -96,6 +98,7 @@ public final class PostgresBackend: StorageBackend {
         self.passwordEnv = passwordEnv
         self.poolSize = poolSize
         self.lockKey = Self.advisoryLockKey(namespace: namespace)
+        lockStatement = "SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey(namespace: namespace)))"
         let layout = Self.layout(namespace: namespace)
         self.layout = layout
         var options = PostgresConnection.Options()
@@ -238,7 +241,7 @@ public final class PostgresBackend: StorageBackend {
             var current = keys.withLock { $0 }
             if speculate {
                 let executor = PostgresExecutor(connection: connection, speculation: .init(
-                    layout: layout, writing: writing, lock: "SELECT pg_advisory_xact_lock(\(lockKey))",
+                    layout: layout, writing: writing, lock: lockStatement,
                     epoch: current.check))
                 do throws(SecureStoreError) {
                     let result = try body(executor, current)

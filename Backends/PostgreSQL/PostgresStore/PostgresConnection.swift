@@ -41,6 +41,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// nil when none did or no answer came.
     private(set) var lastFailedStep: Int?
     private var prepared: [String: String] = [:]
+    /// Recently used entries of `prepared` (see ``preparedName(_:)``).
+    private var recent: [(sql: String, length: Int, name: String)] = []
     /// How many statements were prepared on this connection (each gets a new name, `ss1`, `ss2`, …).
     private var statementCount = 0
     private let options: Options
@@ -529,7 +531,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws(SecureStoreError) -> PGRows {
         let name: String
-        if let known = prepared[sql] {
+        if let known = preparedName(sql) {
             name = known
         } else {
             statementCount += 1
@@ -550,38 +552,65 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     }
 
     /// Queues the prepared statement `name` with `params` in binary (libpq copies them before returning).
+    /// The values are laid out in one temporary buffer (on the stack when small), not one allocation each.
     private func sendPrepared(_ name: String, _ params: [PGValue]) -> Int32 {
-        var buffers: [UnsafeMutableRawPointer?] = []
-        var lengths: [Int32] = []
+        var total = 0
         for param in params {
-            let bytes: [UInt8]?
             switch param {
-            case .null: bytes = nil
-            case .integer(let n): bytes = withUnsafeBytes(of: n.bigEndian) { Array($0) }
-            case .bytes(let b): bytes = b
-            case .text(let t): bytes = Array(t.utf8)
-            case .bool(let b): bytes = [b ? 1 : 0]
-            }
-            if let bytes {
-                let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 8)
-                bytes.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) } }
-                buffers.append(buffer)
-                lengths.append(Int32(bytes.count))
-            } else {
-                buffers.append(nil)
-                lengths.append(0)
+            case .null: break
+            case .integer: total += 8
+            case .bytes(let b): total += b.count
+            case .text(let t): total += t.utf8.count
+            case .bool: total += 1
             }
         }
-        defer { for b in buffers { b?.deallocate() } }
-        let formats = [Int32](repeating: 1, count: params.count)
-        let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) } }
-        return values.withUnsafeBufferPointer { v in
-            lengths.withUnsafeBufferPointer { l in
-                formats.withUnsafeBufferPointer { f in
-                    PQsendQueryPrepared(conn, name, Int32(params.count), v.baseAddress, l.baseAddress, f.baseAddress, 1)
+        let count = params.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, total)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, count)) { values in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(1, 2 * count)) { ints in
+                    guard let base = storage.baseAddress else { return 0 }
+                    var offset = 0
+                    func place(_ bytes: UnsafeRawBufferPointer, _ i: Int) {
+                        if let from = bytes.baseAddress, bytes.count > 0 {
+                            UnsafeMutableRawPointer(base + offset).copyMemory(from: from, byteCount: bytes.count)
+                        }
+                        values[i] = UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self)
+                        ints[i] = Int32(bytes.count)
+                        offset += bytes.count
+                    }
+                    for (i, param) in params.enumerated() {
+                        ints[count + i] = 1   // binary
+                        switch param {
+                        case .null:
+                            values[i] = nil
+                            ints[i] = 0
+                        case .integer(let n): withUnsafeBytes(of: n.bigEndian) { place($0, i) }
+                        case .bytes(let b): b.withUnsafeBytes { place($0, i) }
+                        case .text(let t):
+                            var text = t
+                            text.withUTF8 { place(UnsafeRawBufferPointer($0), i) }
+                        case .bool(let b): withUnsafeBytes(of: UInt8(b ? 1 : 0)) { place($0, i) }
+                        }
+                    }
+                    let lengths = ints.baseAddress, formats = ints.baseAddress.map { $0 + count }
+                    return name.withCString { statement in
+                        PQsendQueryPrepared(conn, statement, Int32(count), values.baseAddress, lengths, formats, 1)
+                    }
                 }
             }
         }
+    }
+
+    /// The name of `sql` if it was prepared on this connection. The statements come from constants, so the
+    /// same `String` storage comes back every call: a few recent ones are compared first (a pointer
+    /// comparison when it is the same string) before the dictionary hashes the whole text.
+    private func preparedName(_ sql: String) -> String? {
+        let length = sql.utf8.count
+        for entry in recent where entry.length == length && entry.sql == sql { return entry.name }
+        guard let name = prepared[sql] else { return nil }
+        if recent.count >= 8 { recent.removeFirst() }
+        recent.append((sql, length, name))
+        return name
     }
 
     // MARK: Pipeline
@@ -614,7 +643,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         defer { collected.clear() }
         let result = try roundTrip(commit ? .commit : .statement, { () -> Int32 in
             for (index, step) in steps.enumerated() {
-                var name = prepared[step.sql] ?? newNames.first(where: { $0.sql == step.sql })?.name
+                var name = preparedName(step.sql) ?? newNames.first(where: { $0.sql == step.sql })?.name
                 if name == nil {
                     statementCount += 1
                     let fresh = "ss\(statementCount)"
