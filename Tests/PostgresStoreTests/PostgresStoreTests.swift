@@ -122,6 +122,32 @@ struct PostgresStoreTests {
         }?.code == .duplicateItem)
     }
 
+    @Test("an add in one round trip: a taken key gets the core's own duplicate error and writes nothing; update and delete by the full key still work")
+    func oneRoundTripAdd() throws {
+        let ns = Server.freshNamespace("onetrip"), key = randomKey()
+        let first = try Server.store(namespace: ns, key: key), second = try Server.store(namespace: ns, key: key)
+        try first.add(NewItem(.genericPassword, generic("o", "a"), data: Data("1".utf8)), returning: [])
+        let dup = failure { () throws(SecureStoreError) in
+            try second.add(NewItem(.genericPassword, generic("o", "a", [.label: .string("other")]), data: Data("2".utf8)),
+                           returning: [])
+        }
+        #expect(dup?.code == .duplicateItem)
+        #expect(dup?.message.contains("with the same uniqueness key already exists") == true, "the core's message: \(String(describing: dup))")
+        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE namespace = '\(ns)'"])
+        #expect(String(decoding: rows, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        // A find by the full key inside an update or delete is asked, not assumed empty.
+        #expect(try second.update(ItemQuery(.genericPassword, generic("o", "a")), with: ItemChanges(data: Data("3".utf8))) == 1)
+        #expect(try first.items(matching: ItemQuery(.genericPassword, generic("o", "a"), returning: .data)).first?.data
+                == Data("3".utf8))
+        #expect(failure { () throws(SecureStoreError) in
+            try first.update(ItemQuery(.genericPassword, generic("o", "missing")), with: ItemChanges(data: Data("4".utf8)))
+        }?.code == .itemNotFound)
+        #expect(try first.delete(ItemQuery(.genericPassword, generic("o", "a"))) == 1)
+        try second.add(NewItem(.genericPassword, generic("o", "a"), data: Data("5".utf8)), returning: [])
+        #expect(try first.items(matching: ItemQuery(.genericPassword, generic("o", "a"), returning: .data)).first?.data
+                == Data("5".utf8))
+    }
+
     @Test("a connection the server drops between calls is replaced by the next call, transparently")
     func droppedConnection() throws {
         let app = "ss-drop-\(UInt64.random(in: 0...UInt64.max))"
