@@ -230,7 +230,7 @@ public final class PostgresBackend: StorageBackend {
             attempt += 1
             // A connection that broke since the last call (server restarted, failover) is replaced at once;
             // one whose break shows only now, at BEGIN, is replaced once: nothing has happened yet.
-            let connection = try pool.checkout { (preferred: Int?) throws(SecureStoreError) in
+            let connection = try pool.checkout(probe: writing) { (preferred: Int?) throws(SecureStoreError) in
                 try Self.connect(target: target, passwordEnv: passwordEnv, options: options, preferred: preferred,
                                  pool: pool, memory: hostMemory)
             }

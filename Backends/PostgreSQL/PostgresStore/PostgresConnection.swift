@@ -829,7 +829,9 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             }
             rows.append(row)
         }
-        let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        // Rows returned: their count; rows changed: the command tag's count.
+        let affected = PQresultStatus(result) == PGRES_TUPLES_OK ? count
+            : PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
         return PGRows(rows: rows, affected: affected)
     }
 
