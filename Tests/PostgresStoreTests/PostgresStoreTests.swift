@@ -339,6 +339,55 @@ struct PostgresTimeoutTests {
     }
 }
 
+extension PostgresTimeoutTests {
+    @Test("an add whose session the server ends while it waits for the lock: notAvailable (its COMMIT never ran), nothing written")
+    func sessionEndedDuringAdd() throws {
+        let app = "ss-end-\(UInt64.random(in: 0...UInt64.max))"
+        let ns = Server.freshNamespace("ended"), key = randomKey()
+        let store = try PostgresStore(url: Server.url() + "?application_name=\(app)", key: .raw(key), namespace: ns,
+                                      passwordEnv: Server.passwordEnv, statementTimeout: .seconds(10),
+                                      lockTimeout: .seconds(10))
+        try store.add(NewItem(.genericPassword, generic("e", "first"), data: Data("1".utf8)), returning: [])
+        let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
+        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
+            "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); SELECT pg_sleep(3); COMMIT;"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
+            stdout: nil) else {
+            Issue.record("cannot start psql")
+            return
+        }
+        defer { _ = reap(holder, timeout: .seconds(30)) }
+        var held = false
+        for _ in 0..<100 where !held {
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
+            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
+            if !held { usleep(50_000) }
+        }
+        #expect(held)
+        // Once the add's one round trip waits for the lock, the server ends its session.
+        let terminator = Thread {
+            for _ in 0..<100 {
+                usleep(50_000)
+                let out = (try? Server.psql(["-At", "-c", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    + "WHERE application_name = '\(app)' AND wait_event_type = 'Lock'"])) ?? Data()
+                if !String(decoding: out, as: UTF8.self).hasPrefix("0") { return }
+            }
+        }
+        terminator.start()
+        let ended = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("e", "second"), data: Data("2".utf8)), returning: [])
+        }
+        #expect(ended?.code == .notAvailable, "the server said it ended the session before COMMIT: \(String(describing: ended))")
+        _ = reap(holder, timeout: .seconds(30))
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("e", "second"))).isEmpty)
+        try store.add(NewItem(.genericPassword, generic("e", "second"), data: Data("3".utf8)), returning: [])
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("e", "second"), returning: .data)).first?.data
+                == Data("3".utf8))
+    }
+}
+
 @Suite("PostgreSQL store, several processes", .serialized, .requires(.postgres))
 struct PostgresProcessTests {
     func okCount(_ lines: [String]) -> Int { lines.filter { $0.hasPrefix("ok ") }.count }
