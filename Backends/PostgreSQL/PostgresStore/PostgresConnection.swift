@@ -642,7 +642,10 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         let collected = PipelineAnswer()
         defer { collected.clear() }
         let result = try roundTrip(commit ? .commit : .statement, { () -> Int32 in
-            for (index, step) in steps.enumerated() {
+            // COMMIT is a prepared statement too (the server parses it once per connection); its rows are
+            // nobody's.
+            let all = commit ? steps + [Step(sql: "COMMIT", params: [])] : steps
+            for (index, step) in all.enumerated() {
                 var name = preparedName(step.sql) ?? newNames.first(where: { $0.sql == step.sql })?.name
                 if name == nil {
                     statementCount += 1
@@ -658,13 +661,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                     name = fresh
                 }
                 guard let name, sendPrepared(name, step.params) == 1 else { return 0 }
-                queries.append(index)
+                queries.append(index < steps.count ? index : nil)
                 owners.append(index)
-            }
-            if commit {
-                guard PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 else { return 0 }
-                queries.append(nil)
-                owners.append(steps.count)
             }
             return PQpipelineSync(conn)
         }, collect: { (deadline) -> Answer in self.collectPipeline(queries.count, into: collected, until: deadline) })
