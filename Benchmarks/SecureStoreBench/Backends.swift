@@ -51,6 +51,9 @@ struct Goal: Sendable {
         case clearRatio(items: Int, max: Double)
         /// Worst backend median minus reference-limit median of `op` over every N and size, at most `micros`.
         case overLimit(Op, micros: Double)
+        /// Worst backend median / the median of the limit whose name ends with `limit` (not the reference one),
+        /// same `op`, N and size, at most `max`.
+        case ratioToNamedLimit(Op, limit: String, max: Double)
     }
     let text: String
     let kind: Kind

@@ -40,7 +40,7 @@ extension BackendEntry {
             },
             databaseFile: nil,
             limits: [
-                LimitEntry(name: "raw libpq+XChaCha20, same statements",
+                LimitEntry(name: "raw libpq+XChaCha20, a transaction per call",
                            make: { (_: String) throws -> any BenchTarget in
                                try RawLibPQLimit(url: url, passwordEnv: passwordEnv, transactions: true)
                            }),
@@ -50,9 +50,13 @@ extension BackendEntry {
                            }),
             ],
             goals: [
-                Goal(text: "add within 1.5× of raw libpq (same statements)", kind: .ratioToLimit(.add, max: 1.5)),
-                Goal(text: "lookup within 1.5× of raw libpq (same statements)", kind: .ratioToLimit(.lookup, max: 1.5)),
+                Goal(text: "add within 1.5× of raw libpq (a transaction per call)", kind: .ratioToLimit(.add, max: 1.5)),
+                Goal(text: "lookup within 1.5× of raw libpq (a transaction per call)", kind: .ratioToLimit(.lookup, max: 1.5)),
                 Goal(text: "lookup growth from N=1,000 to 100,000 within 1.5×", kind: .growth(.lookup, max: 1.5)),
+                Goal(text: "add within 1.3× of one statement (the floor)",
+                     kind: .ratioToNamedLimit(.add, limit: "one statement", max: 1.3)),
+                Goal(text: "lookup within 1.3× of one statement (the floor)",
+                     kind: .ratioToNamedLimit(.lookup, limit: "one statement", max: 1.3)),
             ])
     }
 }
@@ -61,9 +65,10 @@ extension BackendEntry {
 /// backend's (namespace, keyed hash of (service, account) under a unique index, hash of the service, value
 /// sealed with XChaCha20-Poly1305), prepared statements with binary parameters.
 ///
-/// `transactions: true` sends the backend's statements: BEGIN, the namespace's advisory lock and the
-/// uniqueness probe before each write, REPEATABLE READ READ ONLY around each read, COMMIT. `false` sends
-/// one autocommitted statement per operation (the floor).
+/// `transactions: true` sends a transaction per call, as the backend does when one round trip does not fit
+/// (and did for every call before a lookup became one statement and an add one round trip): BEGIN, the
+/// namespace's advisory lock and the uniqueness probe before each write, REPEATABLE READ READ ONLY around
+/// each read, COMMIT. `false` sends one autocommitted statement per operation (the floor).
 final class RawLibPQLimit: BenchTarget {
     private var conn: OpaquePointer?
     private let table: String
@@ -335,7 +340,7 @@ enum PostgresConcurrencyBench {
                         })
             }
             for raw in raws { raw.close() }
-            lines.append("| \(t) | raw libpq, \(t) connection\(t == 1 ? "" : "s"), same statements | \(a) | \(l) |")
+            lines.append("| \(t) | raw libpq, \(t) connection\(t == 1 ? "" : "s"), a transaction per call | \(a) | \(l) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

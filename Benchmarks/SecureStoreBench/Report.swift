@@ -41,7 +41,7 @@ enum Report {
             let rows = measurements.filter { $0.target == entry.name && !$0.isLimit }
             let failure = failures.first { $0.backend == entry.name }
             for goal in entry.goals {
-                var v = evaluate(goal, backend: entry.name, rows)
+                var v = evaluate(goal, backend: entry.name, rows, all: measurements)
                 if v.measured == nil, let failure {
                     v = Verdict(backend: v.backend, goal: v.goal, verdict: v.verdict, measured: nil,
                                 threshold: v.threshold, detail: "not measured: \(failure.reason)")
@@ -75,7 +75,7 @@ enum Report {
         return verdicts
     }
 
-    private static func evaluate(_ goal: Goal, backend: String, _ rows: [Measurement]) -> Verdict {
+    private static func evaluate(_ goal: Goal, backend: String, _ rows: [Measurement], all: [Measurement]) -> Verdict {
         func verdict(_ measured: Double?, _ threshold: Double, _ detail: String, pass: (Double) -> Bool) -> Verdict {
             guard let measured else {
                 return Verdict(backend: backend, goal: goal.text, verdict: "NOT MEASURED", measured: nil,
@@ -96,6 +96,20 @@ enum Report {
                 "worst at N=\($0.n), \($0.secretBytes) B: \(micros($0.medianMicros)) vs \(micros($0.limitMedianMicros ?? 0)) µs"
                     + typical
             } ?? "no \(op.rawValue) figures"
+            return verdict(worst?.ratio, max, detail) { $0 <= max }
+        case .ratioToNamedLimit(let op, let limit, let max):
+            var worst: (ratio: Double, row: Measurement, limit: Double)? = nil
+            for row in rows where row.op == op {
+                guard let other = all.first(where: {
+                    $0.isLimit && $0.backend == backend && $0.target.hasSuffix(limit) && $0.op == op && $0.n == row.n
+                        && $0.secretBytes == row.secretBytes
+                }), other.medianMicros > 0 else { continue }
+                let ratio = row.medianMicros / other.medianMicros
+                if ratio > worst?.ratio ?? -1 { worst = (ratio, row, other.medianMicros) }
+            }
+            let detail = worst.map {
+                "worst at N=\($0.row.n), \($0.row.secretBytes) B: \(micros($0.row.medianMicros)) vs \(micros($0.limit)) µs (\(limit))"
+            } ?? "no \(op.rawValue) figures for \(limit)"
             return verdict(worst?.ratio, max, detail) { $0 <= max }
         case .growth(let op, let max):
             let counts = Set(rows.map(\.n)).sorted()

@@ -122,6 +122,32 @@ struct PostgresStoreTests {
         }?.code == .duplicateItem)
     }
 
+    @Test("an add in one round trip: a taken key gets the core's own duplicate error and writes nothing; update and delete by the full key still work")
+    func oneRoundTripAdd() throws {
+        let ns = Server.freshNamespace("onetrip"), key = randomKey()
+        let first = try Server.store(namespace: ns, key: key), second = try Server.store(namespace: ns, key: key)
+        try first.add(NewItem(.genericPassword, generic("o", "a"), data: Data("1".utf8)), returning: [])
+        let dup = failure { () throws(SecureStoreError) in
+            try second.add(NewItem(.genericPassword, generic("o", "a", [.label: .string("other")]), data: Data("2".utf8)),
+                           returning: [])
+        }
+        #expect(dup?.code == .duplicateItem)
+        #expect(dup?.message.contains("with the same uniqueness key already exists") == true, "the core's message: \(String(describing: dup))")
+        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE namespace = '\(ns)'"])
+        #expect(String(decoding: rows, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        // A find by the full key inside an update or delete is asked, not assumed empty.
+        #expect(try second.update(ItemQuery(.genericPassword, generic("o", "a")), with: ItemChanges(data: Data("3".utf8))) == 1)
+        #expect(try first.items(matching: ItemQuery(.genericPassword, generic("o", "a"), returning: .data)).first?.data
+                == Data("3".utf8))
+        #expect(failure { () throws(SecureStoreError) in
+            try first.update(ItemQuery(.genericPassword, generic("o", "missing")), with: ItemChanges(data: Data("4".utf8)))
+        }?.code == .itemNotFound)
+        #expect(try first.delete(ItemQuery(.genericPassword, generic("o", "a"))) == 1)
+        try second.add(NewItem(.genericPassword, generic("o", "a"), data: Data("5".utf8)), returning: [])
+        #expect(try first.items(matching: ItemQuery(.genericPassword, generic("o", "a"), returning: .data)).first?.data
+                == Data("5".utf8))
+    }
+
     @Test("a connection the server drops between calls is replaced by the next call, transparently")
     func droppedConnection() throws {
         let app = "ss-drop-\(UInt64.random(in: 0...UInt64.max))"
@@ -310,6 +336,55 @@ struct PostgresTimeoutTests {
         try store.add(NewItem(.genericPassword, generic("l", "a"), data: Data("x".utf8)), returning: [])
         #expect(try store.items(matching: ItemQuery(.genericPassword, generic("l", "a"), returning: .data)).first?.data
                 == Data("x".utf8))
+    }
+}
+
+extension PostgresTimeoutTests {
+    @Test("an add whose session the server ends while it waits for the lock: notAvailable (its COMMIT never ran), nothing written")
+    func sessionEndedDuringAdd() throws {
+        let app = "ss-end-\(UInt64.random(in: 0...UInt64.max))"
+        let ns = Server.freshNamespace("ended"), key = randomKey()
+        let store = try PostgresStore(url: Server.url() + "?application_name=\(app)", key: .raw(key), namespace: ns,
+                                      passwordEnv: Server.passwordEnv, statementTimeout: .seconds(10),
+                                      lockTimeout: .seconds(10))
+        try store.add(NewItem(.genericPassword, generic("e", "first"), data: Data("1".utf8)), returning: [])
+        let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
+        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
+            "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); SELECT pg_sleep(3); COMMIT;"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
+            stdout: nil) else {
+            Issue.record("cannot start psql")
+            return
+        }
+        defer { _ = reap(holder, timeout: .seconds(30)) }
+        var held = false
+        for _ in 0..<100 where !held {
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
+            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
+            if !held { usleep(50_000) }
+        }
+        #expect(held)
+        // Once the add's one round trip waits for the lock, the server ends its session.
+        let terminator = Thread {
+            for _ in 0..<100 {
+                usleep(50_000)
+                let out = (try? Server.psql(["-At", "-c", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    + "WHERE application_name = '\(app)' AND wait_event_type = 'Lock'"])) ?? Data()
+                if !String(decoding: out, as: UTF8.self).hasPrefix("0") { return }
+            }
+        }
+        terminator.start()
+        let ended = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("e", "second"), data: Data("2".utf8)), returning: [])
+        }
+        #expect(ended?.code == .notAvailable, "the server said it ended the session before COMMIT: \(String(describing: ended))")
+        _ = reap(holder, timeout: .seconds(30))
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("e", "second"))).isEmpty)
+        try store.add(NewItem(.genericPassword, generic("e", "second"), data: Data("3".utf8)), returning: [])
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("e", "second"), returning: .data)).first?.data
+                == Data("3".utf8))
     }
 }
 

@@ -45,7 +45,7 @@ package final class SealedTableLayout: Sendable {
     let selectByClassAccount: String
     let selectByKeyPrefix: String
     private let selectByFewKeys: [String]
-    let insert: String
+    package let insert: String
     let updateBlob: String
     let updateAll: String
     let selectIndexes: String
@@ -53,7 +53,7 @@ package final class SealedTableLayout: Sendable {
     let deleteByClass: String
     let deleteEverything: String
     let updateRow: String
-    let selectCheck: String
+    package let selectCheck: String
     let selectMeta: String
     let deleteKeyMeta: String
     let insertMeta: String

@@ -38,6 +38,8 @@ public final class PostgresBackend: StorageBackend {
     private let passwordEnv: String?
     private let options: PostgresConnection.Options
     private let lockKey: Int64
+    /// `SELECT pg_advisory_xact_lock(lockKey)`, built once.
+    private let lockStatement: String
     /// The statements of the shared sealed-table layer, scoped to this namespace.
     let layout: SealedTableLayout
     private let keys: Locked<Keys>
@@ -96,6 +98,7 @@ public final class PostgresBackend: StorageBackend {
         self.passwordEnv = passwordEnv
         self.poolSize = poolSize
         self.lockKey = Self.advisoryLockKey(namespace: namespace)
+        lockStatement = "SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey(namespace: namespace)))"
         let layout = Self.layout(namespace: namespace)
         self.layout = layout
         var options = PostgresConnection.Options()
@@ -206,17 +209,28 @@ public final class PostgresBackend: StorageBackend {
         return out
     }
 
-    /// Runs `body` in one transaction on a pooled connection: a writer first takes the namespace's lock and
-    /// checks the key epoch.
+    /// Runs `body` on a pooled connection, first in one round trip (``PostgresExecutor/Speculation``), and in
+    /// one transaction when that does not fit: a writer then first takes the namespace's lock and checks the
+    /// key epoch.
+    ///
+    /// One round trip: a reader's single statement runs on its own (one statement sees one snapshot, as the
+    /// transaction would); a writer's add (a find by one unique key that finds nothing, then the insert of a
+    /// record with that key) is sent as BEGIN, the namespace's lock, an insert that happens only if the stored
+    /// key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`), and COMMIT. When
+    /// the insert did not happen (a row with the key exists, or the namespace was re-keyed), nothing was
+    /// written, and `body` runs again in a transaction, which reads the row or the epoch and gives the
+    /// core's own answer. Anything else a body does runs in a transaction from the start (a speculative body
+    /// stops at its first statement that does not fit, before anything is sent).
     private func run<T>(writing: Bool, _ body: (PostgresExecutor, Keys) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
         var attempt = 0
+        var speculate = true
         while true {
             attempt += 1
             // A connection that broke since the last call (server restarted, failover) is replaced at once;
             // one whose break shows only now, at BEGIN, is replaced once: nothing has happened yet.
-            let connection = try pool.checkout { (preferred: Int?) throws(SecureStoreError) in
+            let connection = try pool.checkout(probe: writing) { (preferred: Int?) throws(SecureStoreError) in
                 try Self.connect(target: target, passwordEnv: passwordEnv, options: options, preferred: preferred,
                                  pool: pool, memory: hostMemory)
             }
@@ -225,6 +239,32 @@ public final class PostgresBackend: StorageBackend {
             var keep = true
             defer { pool.checkin(keep && connection.isOpen && !connection.inTransaction ? connection : nil) }
             var current = keys.withLock { $0 }
+            if speculate {
+                let executor = PostgresExecutor(connection: connection, speculation: .init(
+                    layout: layout, writing: writing, lock: lockStatement,
+                    epoch: current.check))
+                do throws(SecureStoreError) {
+                    let result = try body(executor, current)
+                    try executor.commit()
+                    return result
+                } catch {
+                    if executor.needsTransaction {
+                        // Nothing was written: run the body again in a transaction.
+                        speculate = false
+                        attempt -= 1
+                        continue
+                    }
+                    let failedStep = connection.lastFailedStep
+                    let lockWait = writing && failedStep == 1 && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
+                    if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
+                    // The first round trip found the reused connection broken before anything ran (a reader's
+                    // statement, a writer's BEGIN): run it again once on a new one.
+                    if error.code == .notAvailable, reused, attempt == 1, executor.failedOnFirstTrip,
+                       !writing || failedStep == 0 { continue }
+                    if lockWait { throw lockHeld(keep ? connection : nil) }
+                    throw error
+                }
+            }
             // A writer begins, takes its namespace's lock and reads the key epoch in one round trip (in READ
             // COMMITTED each statement sees what was committed before it started: after the lock).
             var stored: [UInt8]? = nil
@@ -429,17 +469,53 @@ public final class PostgresBackend: StorageBackend {
 }
 
 /// Runs the sealed-table layer's statements on one connection. Writes nothing waits for are held and
-/// pipelined (libpq pipeline mode) in front of the next statement, or with COMMIT (``commit()``): an add is
-/// then the writer's BEGIN-lock-epoch round trip, the uniqueness read, and INSERT with COMMIT.
+/// pipelined (libpq pipeline mode) in front of the next statement, or with COMMIT (``commit()``).
+///
+/// With a ``Speculation`` it runs a call in one round trip, without a transaction of its own, where that
+/// gives the same answer: a reader's one statement (one statement sees one snapshot), and a writer's add —
+/// its find by one unique key is answered "nothing" without asking, and its insert of a record with that
+/// key is sent as `BEGIN`, the namespace's lock, an insert guarded by the key epoch and the unique index,
+/// and `COMMIT`, in one pipeline. The guard makes the find's answer true or the insert not happen: the lock
+/// is taken first, so, as in a transaction, no other writer of the namespace runs between the "find" and
+/// the insert; `ON CONFLICT DO NOTHING` inserts nothing when a row with the key exists, which is exactly
+/// when the find would have found one. Anything else (a second statement, an update, a delete, an insert
+/// that did not happen) sets ``needsTransaction`` and throws, and the backend runs the call again in a
+/// transaction; nothing was written.
 struct PostgresExecutor: SealedTableExecutor {
     let connection: PostgresConnection
     private let held: Held
+    private let speculation: Speculation?
+
+    /// What a call run in one round trip may do (see the type's comment).
+    struct Speculation {
+        let layout: SealedTableLayout
+        let writing: Bool
+        /// The statement that takes the namespace's lock.
+        let lock: String
+        /// The key epoch the records are sealed for (the guarded insert requires it).
+        let epoch: [UInt8]
+    }
+
+    /// Where a speculative call is.
+    private enum Stage {
+        case start
+        /// A reader's statement was sent.
+        case read
+        /// A writer's find by this unique-key index was answered "nothing".
+        case found([UInt8])
+        /// A writer's insert of a record with that key is held (its parameters).
+        case inserting([PGValue])
+        case committed
+        /// It needs a transaction: nothing was written.
+        case needsTransaction
+    }
 
     /// The statements not sent yet, and whether the first round trip failed.
     private final class Held {
         var steps: [PostgresConnection.Step] = []
         var trips = 0
         var failedOnFirstTrip = false
+        var stage = Stage.start
     }
 
     /// - Parameter holding: statements without parameters to send in front of the first one (a BEGIN).
@@ -447,25 +523,94 @@ struct PostgresExecutor: SealedTableExecutor {
         self.connection = connection
         held = Held()
         held.steps = holding.map { PostgresConnection.Step(sql: $0, params: []) }
+        speculation = nil
+    }
+
+    /// An executor that runs the call in one round trip, or asks for a transaction.
+    init(connection: PostgresConnection, speculation: Speculation) {
+        self.connection = connection
+        held = Held()
+        self.speculation = speculation
     }
 
     /// Whether the first round trip of this executor failed (nothing before it reached the server).
     var failedOnFirstTrip: Bool { held.failedOnFirstTrip }
 
+    /// Whether a speculative call turned out to need a transaction (nothing was written). Also true for a
+    /// writer's call that ended, by an error, before it sent anything: the error may rest on the "nothing
+    /// found" that was not asked.
+    var needsTransaction: Bool {
+        guard let speculation else { return false }
+        if case .needsTransaction = held.stage { return true }
+        return speculation.writing && held.trips == 0
+    }
+
+    /// Marks the call as needing a transaction; the error unwinds the body (the backend runs it again).
+    private func transactionNeeded() -> SecureStoreError {
+        held.stage = .needsTransaction
+        return SecureStoreError(.internalError, "This PostgreSQL call needs a transaction; it is run again in one.")
+    }
+
+    /// The guarded insert of a writer's add: the layout's insert, done only when the namespace's key check is
+    /// still `$9` and no row has its unique key (or reference). Its `RETURNING` row says it happened.
+    static let guardedInsert = "INSERT INTO securestore_items(namespace, cls, ref, ukey, svc, acct, blob, secret) "
+        + "SELECT $1::text, $2::bigint, $3::bytea, $4::bytea, $5::bytea, $6::bytea, $7::bytea, $8::bytea "
+        + "WHERE EXISTS (SELECT 1 FROM securestore_meta WHERE namespace = $1::text AND k = 'check' AND v = $9::bytea) "
+        + "ON CONFLICT DO NOTHING RETURNING id"
+
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
-        try send(sql, parameters).rows.map { $0.map(Self.value) }
+        if let speculation {
+            switch held.stage {
+            case .start where !speculation.writing:
+                held.stage = .read
+            case .read where sql == speculation.layout.selectCheck:
+                break   // the key epoch after an empty find: a later snapshot can only be more recent
+            case .start where speculation.writing && parameters.count == 2 && sql == speculation.layout.selectByKeys(1):
+                guard case .blob(let key) = parameters[1] else { throw transactionNeeded() }
+                held.stage = .found(key)
+                return []
+            default:
+                throw transactionNeeded()
+            }
+        }
+        return try send(sql, parameters).rows.map { $0.map(Self.value) }
     }
 
     func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {
-        try send(sql, parameters).affected
+        if speculation != nil { throw transactionNeeded() }
+        return try send(sql, parameters).affected
     }
 
     func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
+        if let speculation {
+            guard case .found(let key) = held.stage, speculation.writing, sql == speculation.layout.insert,
+                  parameters.count == 8, parameters[3] == .blob(key) else { throw transactionNeeded() }
+            held.stage = .inserting(parameters.map(Self.parameter))
+            return
+        }
         held.steps.append(PostgresConnection.Step(sql: sql, params: parameters.map(Self.parameter)))
     }
 
-    /// Commits, with the held writes in the same round trip.
+    /// Commits, with the held writes in the same round trip. A speculative writer sends its whole call here.
     func commit() throws(SecureStoreError) {
+        if let speculation {
+            switch held.stage {
+            case .start where !speculation.writing, .read:
+                return   // one statement, committed on its own
+            case .inserting(let parameters):
+                let steps = [PostgresConnection.Step(sql: "BEGIN", params: []),
+                             PostgresConnection.Step(sql: speculation.lock, params: []),
+                             PostgresConnection.Step(sql: Self.guardedInsert,
+                                                     params: parameters + [.bytes(speculation.epoch)])]
+                let answers = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: true) }
+                // No row: a row with the key exists, or the key epoch changed. Nothing was written.
+                guard answers.count == 3, answers[2].rows.count == 1 else { throw transactionNeeded() }
+                held.stage = .committed
+                return
+            default:
+                throw transactionNeeded()
+            }
+        }
         if held.steps.isEmpty { return try connection.commit() }
         let steps = held.steps
         held.steps = []

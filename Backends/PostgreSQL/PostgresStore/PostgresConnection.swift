@@ -37,7 +37,12 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     let hostIndex: Int
     /// The SQLSTATE of the last failed statement (`"40001"` …), for the caller's retry decisions.
     private(set) var lastSQLState: String?
+    /// The step of the last pipeline that failed (its index in the steps; the step count for its COMMIT),
+    /// nil when none did or no answer came.
+    private(set) var lastFailedStep: Int?
     private var prepared: [String: String] = [:]
+    /// Recently used entries of `prepared` (see ``preparedName(_:)``).
+    private var recent: [(sql: String, length: Int, name: String)] = []
     /// How many statements were prepared on this connection (each gets a new name, `ss1`, `ss2`, …).
     private var statementCount = 0
     private let options: Options
@@ -281,6 +286,23 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         return parameter("in_hot_standby") != "on" && parameter("default_transaction_read_only") != "on"
     }
 
+    /// Whether an idle connection is still there. Every call reads its answers to the end, so an idle
+    /// connection has nothing to read unless the server spoke on its own: it ended the session (restart,
+    /// failover, `pg_terminate_backend`: a FATAL message, then the socket closes) or reported a changed
+    /// setting (a standby promoted). Either way the connection is abandoned (checked without waiting), so the
+    /// pool replaces it before a call sends anything on it: a call whose first round trip carries COMMIT
+    /// could not tell a connection that was already dead from a COMMIT lost on the way.
+    func stillConnected() -> Bool {
+        guard isOpen else { return false }
+        var fd = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+        guard fd.fd >= 0 else { return false }
+        if poll(&fd, 1, 0) != 0 {
+            abandoned = true
+            return false
+        }
+        return true
+    }
+
     /// Whether a transaction is open or failed on this connection.
     var inTransaction: Bool {
         let status = PQtransactionStatus(conn)
@@ -511,7 +533,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws(SecureStoreError) -> PGRows {
         let name: String
-        if let known = prepared[sql] {
+        if let known = preparedName(sql) {
             name = known
         } else {
             statementCount += 1
@@ -532,38 +554,65 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     }
 
     /// Queues the prepared statement `name` with `params` in binary (libpq copies them before returning).
+    /// The values are laid out in one temporary buffer (on the stack when small), not one allocation each.
     private func sendPrepared(_ name: String, _ params: [PGValue]) -> Int32 {
-        var buffers: [UnsafeMutableRawPointer?] = []
-        var lengths: [Int32] = []
+        var total = 0
         for param in params {
-            let bytes: [UInt8]?
             switch param {
-            case .null: bytes = nil
-            case .integer(let n): bytes = withUnsafeBytes(of: n.bigEndian) { Array($0) }
-            case .bytes(let b): bytes = b
-            case .text(let t): bytes = Array(t.utf8)
-            case .bool(let b): bytes = [b ? 1 : 0]
-            }
-            if let bytes {
-                let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes.count), alignment: 8)
-                bytes.withUnsafeBytes { if let base = $0.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) } }
-                buffers.append(buffer)
-                lengths.append(Int32(bytes.count))
-            } else {
-                buffers.append(nil)
-                lengths.append(0)
+            case .null: break
+            case .integer: total += 8
+            case .bytes(let b): total += b.count
+            case .text(let t): total += t.utf8.count
+            case .bool: total += 1
             }
         }
-        defer { for b in buffers { b?.deallocate() } }
-        let formats = [Int32](repeating: 1, count: params.count)
-        let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) } }
-        return values.withUnsafeBufferPointer { v in
-            lengths.withUnsafeBufferPointer { l in
-                formats.withUnsafeBufferPointer { f in
-                    PQsendQueryPrepared(conn, name, Int32(params.count), v.baseAddress, l.baseAddress, f.baseAddress, 1)
+        let count = params.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(1, total)) { storage in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(1, count)) { values in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(1, 2 * count)) { ints in
+                    guard let base = storage.baseAddress else { return 0 }
+                    var offset = 0
+                    func place(_ bytes: UnsafeRawBufferPointer, _ i: Int) {
+                        if let from = bytes.baseAddress, bytes.count > 0 {
+                            UnsafeMutableRawPointer(base + offset).copyMemory(from: from, byteCount: bytes.count)
+                        }
+                        values[i] = UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self)
+                        ints[i] = Int32(bytes.count)
+                        offset += bytes.count
+                    }
+                    for (i, param) in params.enumerated() {
+                        ints[count + i] = 1   // binary
+                        switch param {
+                        case .null:
+                            values[i] = nil
+                            ints[i] = 0
+                        case .integer(let n): withUnsafeBytes(of: n.bigEndian) { place($0, i) }
+                        case .bytes(let b): b.withUnsafeBytes { place($0, i) }
+                        case .text(let t):
+                            var text = t
+                            text.withUTF8 { place(UnsafeRawBufferPointer($0), i) }
+                        case .bool(let b): withUnsafeBytes(of: UInt8(b ? 1 : 0)) { place($0, i) }
+                        }
+                    }
+                    let lengths = ints.baseAddress, formats = ints.baseAddress.map { $0 + count }
+                    return name.withCString { statement in
+                        PQsendQueryPrepared(conn, statement, Int32(count), values.baseAddress, lengths, formats, 1)
+                    }
                 }
             }
         }
+    }
+
+    /// The name of `sql` if it was prepared on this connection. The statements come from constants, so the
+    /// same `String` storage comes back every call: a few recent ones are compared first (a pointer
+    /// comparison when it is the same string) before the dictionary hashes the whole text.
+    private func preparedName(_ sql: String) -> String? {
+        let length = sql.utf8.count
+        for entry in recent where entry.length == length && entry.sql == sql { return entry.name }
+        guard let name = prepared[sql] else { return nil }
+        if recent.count >= 8 { recent.removeFirst() }
+        recent.append((sql, length, name))
+        return name
     }
 
     // MARK: Pipeline
@@ -586,14 +635,20 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                 "libpq could not enter pipeline mode on the connection to \(endpoint): \(oneLine(String(cString: PQerrorMessage(conn)))).")
         }
         defer { if !abandoned { PQexitPipelineMode(conn) } }
-        // What is queued: per query, whether its rows are a step's (else a PREPARE or the COMMIT).
+        // What is queued: per query, whether its rows are a step's (else a PREPARE or the COMMIT), and the
+        // step it belongs to (the step count for the COMMIT).
         var queries: [Int?] = []
+        var owners: [Int] = []
+        lastFailedStep = nil
         var newNames: [(sql: String, name: String)] = []
         let collected = PipelineAnswer()
         defer { collected.clear() }
         let result = try roundTrip(commit ? .commit : .statement, { () -> Int32 in
-            for (index, step) in steps.enumerated() {
-                var name = prepared[step.sql] ?? newNames.first(where: { $0.sql == step.sql })?.name
+            // COMMIT is a prepared statement too (the server parses it once per connection); its rows are
+            // nobody's.
+            let all = commit ? steps + [Step(sql: "COMMIT", params: [])] : steps
+            for (index, step) in all.enumerated() {
+                var name = preparedName(step.sql) ?? newNames.first(where: { $0.sql == step.sql })?.name
                 if name == nil {
                     statementCount += 1
                     let fresh = "ss\(statementCount)"
@@ -603,15 +658,13 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                     }
                     guard sent == 1 else { return 0 }
                     queries.append(nil)
+                    owners.append(index)
                     newNames.append((step.sql, fresh))
                     name = fresh
                 }
                 guard let name, sendPrepared(name, step.params) == 1 else { return 0 }
-                queries.append(index)
-            }
-            if commit {
-                guard PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 0) == 1 else { return 0 }
-                queries.append(nil)
+                queries.append(index < steps.count ? index : nil)
+                owners.append(index)
             }
             return PQpipelineSync(conn)
         }, collect: { (deadline) -> Answer in self.collectPipeline(queries.count, into: collected, until: deadline) })
@@ -620,6 +673,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         do throws(SecureStoreError) {
             try check(result)
         } catch {
+            lastFailedStep = collected.failedAt.flatMap { $0 < owners.count ? owners[$0] : nil }
             if commit, error.code == .notAvailable, collected.failedAt == queries.count - 1 {
                 throw commitUnknown("the server ended the session during COMMIT: \(error.message)")
             }
@@ -650,6 +704,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         var failedAt: Int? = nil
         var current: OpaquePointer? = nil
         var synced = false
+        /// How many queries the pipeline sent.
+        var expected = 0
 
         func clear() {
             for case let result? in results { PQclear(result) }
@@ -663,18 +719,19 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// after a missed deadline: it goes on where it stopped). The answer is the first failed result, else the
     /// last query's; it leaves `answer` (the caller clears it), the others stay there.
     private func collectPipeline(_ queries: Int, into answer: PipelineAnswer, until deadline: Deadline) -> Answer {
+        answer.expected = queries
         let socket = PQsocket(conn)
         if let failed = flush(socket: socket, until: deadline) { return failed }
         while !answer.synced {
             while PQisBusy(conn) != 0 {
                 if !Self.wait(socket: socket, events: Int16(POLLIN), until: deadline) { return .timedOut }
-                if PQconsumeInput(conn) == 0 { return .lost }
+                if PQconsumeInput(conn) == 0 { return broken(answer) }
             }
             let result = PQgetResult(conn)
             if answer.results.count == queries {
                 // After the last query: the sync.
                 guard let result else {
-                    if PQstatus(conn) != CONNECTION_OK { return .lost }
+                    if PQstatus(conn) != CONNECTION_OK { return broken(answer) }
                     continue
                 }
                 if PQresultStatus(result) == PGRES_PIPELINE_SYNC { answer.synced = true }
@@ -685,7 +742,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                 if answer.current == nil { answer.current = result } else { PQclear(result) }
                 continue
             }
-            if PQstatus(conn) != CONNECTION_OK { return .lost }
+            if PQstatus(conn) != CONNECTION_OK { return broken(answer) }
             answer.results.append(answer.current)
             answer.current = nil
         }
@@ -697,6 +754,38 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         let chosen = answer.results[position]
         answer.results[position] = nil
         return .done(chosen)
+    }
+
+    /// The answer of a pipeline whose connection broke while it was read: an error the server itself sent
+    /// for one of its queries (it carries a SQLSTATE; a session the server ends — restart, failover,
+    /// `pg_terminate_backend` — says so first), after which the server ran none of the later queries, so a
+    /// COMMIT behind it did not happen; else lost (libpq's own "connection closed" says nothing of that).
+    private func broken(_ answer: PipelineAnswer) -> Answer {
+        func fromServer(_ result: OpaquePointer?) -> Bool {
+            guard let result, !Self.succeeded(result) else { return false }
+            return PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil
+        }
+        if let position = answer.results.firstIndex(where: fromServer) {
+            answer.failedAt = position
+            let chosen = answer.results[position]
+            answer.results[position] = nil
+            return .done(chosen)
+        }
+        if fromServer(answer.current) {
+            answer.failedAt = answer.results.count
+            let chosen = answer.current
+            answer.current = nil
+            return .done(chosen)
+        }
+        // What libpq read for the current query before it saw the break.
+        if answer.current == nil, answer.results.count < answer.expected, PQisBusy(conn) == 0, let result = PQgetResult(conn) {
+            if fromServer(result) {
+                answer.failedAt = answer.results.count
+                return .done(result)
+            }
+            PQclear(result)
+        }
+        return .lost
     }
 
     private static func typeOid(_ value: PGValue) -> Oid {
@@ -740,7 +829,9 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             }
             rows.append(row)
         }
-        let affected = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
+        // Rows returned: their count; rows changed: the command tag's count.
+        let affected = PQresultStatus(result) == PGRES_TUPLES_OK ? count
+            : PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
         return PGRows(rows: rows, affected: affected)
     }
 

@@ -19,15 +19,19 @@ final class Pool: @unchecked Sendable {   // every field is used under `conditio
         self.writer = preferred
     }
 
-    /// An idle open connection, else a new one from `connect` (given the host to try first) while fewer
+    /// An idle open connection (one the server has closed meanwhile is dropped here), else a new one from `connect` (given the host to try first) while fewer
     /// than `size` are open, else the next one checked in.
-    func checkout(_ connect: (Int?) throws(SecureStoreError) -> PostgresConnection) throws(SecureStoreError)
-        -> PostgresConnection
+    ///
+    /// - Parameter probe: check an idle connection for a session the server ended (``PostgresConnection/stillConnected()``,
+    ///   one `poll` without waiting) — for writers, whose first round trip may carry COMMIT; a reader whose
+    ///   first statement finds the connection broken is simply run again on a new one.
+    func checkout(probe: Bool = true, _ connect: (Int?) throws(SecureStoreError) -> PostgresConnection)
+        throws(SecureStoreError) -> PostgresConnection
     {
         condition.lock()
         while true {
             while let connection = idle.popLast() {
-                if connection.isOpen {
+                if probe ? connection.stillConnected() : connection.isOpen {
                     condition.unlock()
                     return connection
                 }
