@@ -223,7 +223,7 @@ struct SecretServiceStoreTests {
     func lockedCollection() throws {
         let steps = try Self.privateBusProbe("locked")
         #expect(steps["add"]?.code == "ok")
-        for name in ["lockedCopy", "lockedAdd", "lockedClear", "lockedOpen"] {
+        for name in ["lockedCopy", "lockedMissing", "lockedAdd", "lockedClear", "lockedOpen"] {
             #expect(steps[name]?.code == "interactionNotAllowed", "\(name): \(String(describing: steps[name]))")
             #expect((steps[name]?.ms ?? .max) < 5000, "\(name) took too long")
         }

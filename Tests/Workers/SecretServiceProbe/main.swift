@@ -194,6 +194,9 @@ case "locked":
     _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
               + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login")
     step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
+    step("lockedMissing") { () throws(SecureStoreError) in
+        _ = try store?.items(matching: ItemQuery(.genericPassword, [.service: "probe", .account: "missing"]))
+    }
     step("lockedAdd") { () throws(SecureStoreError) in try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "other"])) }
     step("lockedClear") { () throws(SecureStoreError) in try store?.clear() }
     step("lockedOpen") { () throws(SecureStoreError) in _ = try SecretServiceStore(namespace: namespace) }
