@@ -176,7 +176,7 @@ struct MappingTests {
 struct MappingKeyringTests {
     func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    @Test("v1 items are read, keep their order before new items, are upgraded to v2 on write, and secret-tool still finds them")
+    @Test("v1 items are read, keep their order before new items, are upgraded to v3 on write, and secret-tool still finds them")
     func v1ItemsInKeyring() throws {
         let source = try SecretServiceStoreTests.freshStore()
         let namespace = "tests-v1-\(UInt64.random(in: 0...UInt64.max))"

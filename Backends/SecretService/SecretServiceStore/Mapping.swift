@@ -6,6 +6,7 @@ enum Mapping {
     static let schemaKey = "xdg:schema"
     static let schema = "org.securestore.Item"
     static let namespaceKey = "securestore.namespace"
+    /// Mappings v1 and v2 only (read, never written: v3 packs the class): the item class.
     static let classKey = "securestore.class"
     /// Mapping v1 only (read, never written): the insertion sequence.
     static let sequenceKey = "securestore.seq"
@@ -19,7 +20,8 @@ enum Mapping {
     static let plainService = "service"
     static let plainAccount = "account"
     static let plainServer = "server"
-    /// Mapping v2: every attribute of the record, its sequence and its no-secret flag, packed (``PackedRecord``).
+    /// Mappings v2 and v3: every attribute of the record, its sequence and its no-secret flag (v3: also its
+    /// class), packed (``PackedRecord``).
     static let recordKey = "securestore.record"
     static let contentType = "application/octet-stream"
 
