@@ -373,6 +373,7 @@ typedef struct {
     GMutex lock;
     guint64 epoch;
     GHashTable *changed;   // path → epoch (guint64 *) of its last change
+    guint64 floor;         // every item counts as changed at this epoch (set when `changed` is emptied)
     int lost;              // the daemon went away or was replaced
     gchar *collection;
     GDBusConnection *connection;
@@ -406,6 +407,10 @@ static GDBusMessage *ss_watch_filter(GDBusConnection *c, GDBusMessage *m, gboole
             guint64 *e = g_new(guint64, 1);
             *e = w->epoch;
             g_hash_table_replace(w->changed, g_strdup(item), e);
+            if (g_hash_table_size(w->changed) > 50000) {   // bounded: forget the paths, count everything as changed
+                g_hash_table_remove_all(w->changed);
+                w->floor = w->epoch;
+            }
         } else {
             w->lost = 1;
         }
@@ -464,7 +469,7 @@ static inline uint64_t ss_watch_epoch(SSWatch *w) {
 static inline int ss_watch_changed_since(SSWatch *w, const char *path, uint64_t epoch) {
     g_mutex_lock(&w->lock);
     guint64 *e = (guint64 *)g_hash_table_lookup(w->changed, path);
-    int changed = w->lost || (e && *e > epoch);
+    int changed = w->lost || epoch < w->floor || (e && *e > epoch);
     g_mutex_unlock(&w->lock);
     return changed;
 }

@@ -7,8 +7,8 @@ internal import CSecret
 /// GError or return code leaves it.
 ///
 /// Calls that do not depend on each other are started together and awaited together (``Batch``): a
-/// transaction's first search travels with the collection's `Locked` check, and an item's attributes
-/// travel with the bulk `GetSecrets`. Used only under the backend's mutex.
+/// writing transaction's first search travels with the collection's `Locked` check, and the attributes of
+/// items not in ``AttributeCache`` travel with the bulk `GetSecrets`. Used only under the backend's mutex.
 final class Connection: @unchecked Sendable {   // used by one thread at a time (the backend's mutex)
     /// The bound on every D-Bus call.
     static let timeout = SecretServiceBackend.callTimeoutMilliseconds
