@@ -223,11 +223,38 @@ struct SecretServiceStoreTests {
     func lockedCollection() throws {
         let steps = try Self.privateBusProbe("locked")
         #expect(steps["add"]?.code == "ok")
-        for name in ["lockedCopy", "lockedAdd", "lockedClear", "lockedOpen"] {
+        for name in ["lockedCopy", "lockedMissing", "lockedAdd", "lockedClear", "lockedOpen"] {
             #expect(steps[name]?.code == "interactionNotAllowed", "\(name): \(String(describing: steps[name]))")
             #expect((steps[name]?.ms ?? .max) < 5000, "\(name) took too long")
         }
         #expect(steps["afterUnlock"]?.code == "ok", "\(String(describing: steps["afterUnlock"]))")
+    }
+
+    @Test("items changed, deleted and re-added by another store or process are read as they are now, never from a stale cache")
+    func changesByOthersAreSeen() throws {
+        let mine = try Self.freshStore()
+        defer { _ = try? mine.clear() }
+        let namespace = mine.backend.namespace
+        func comment(_ account: String) throws -> String? {
+            let found = try mine.items(matching: ItemQuery(.genericPassword, [.service: "cache", .account: .string(account)],
+                                                           limit: .all, returning: [.attributes, .data]))
+            #expect(found.count == 1, "\(account): \(found.count) items")
+            return found.first?.attributes?[.comment]?.text
+        }
+        try mine.add(NewItem(.genericPassword, [.service: "cache", .account: "x", .comment: "mine"], data: Data("x".utf8)))
+        try mine.add(NewItem(.genericPassword, [.service: "cache", .account: "y", .comment: "first"], data: Data("y".utf8)))
+        #expect(try comment("x") == "mine" && comment("y") == "first")
+        // Another store object (its own connection) in this process.
+        let other = try SecretServiceStore(namespace: namespace)
+        try other.update(ItemQuery(.genericPassword, [.service: "cache", .account: "x"]), with: ItemChanges([.comment: "other"]))
+        #expect(try comment("x") == "other")
+        // Another process.
+        let out = try Self.run([Self.probe, "change", namespace], seconds: 60)
+        #expect(out.stdout == "ok\n", "\(out.stdout)")
+        #expect(try comment("x") == "from-peer")
+        #expect(try comment("y") == "re-added")
+        let all = try mine.items(matching: ItemQuery(.genericPassword, [.service: "cache"], limit: .all, returning: [.attributes, .data]))
+        #expect(all.map { $0.attributes?[.account]?.text } == ["x", "y"] && all.map(\.data) == [Data("x".utf8), Data("y2".utf8)])
     }
 
     @Test("8 processes adding the same 20 keys to one namespace: exactly one winner per key (writers serialized by a lock file)")

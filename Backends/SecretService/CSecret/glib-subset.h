@@ -46,6 +46,7 @@ typedef struct _GCancellable { gpointer ss_private; } GCancellable;
 typedef struct _GAsyncResult GAsyncResult;
 typedef struct _GDBusConnection GDBusConnection;
 typedef struct _GDBusProxy GDBusProxy;
+typedef struct _GDBusMessage GDBusMessage;
 typedef struct _GHashTable GHashTable;
 typedef struct _GMainContext GMainContext;
 typedef struct _GObject GObject;
@@ -58,9 +59,16 @@ typedef void (*GDestroyNotify)(gpointer data);
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
 typedef void (*GAsyncReadyCallback)(GObject *source_object, GAsyncResult *res, gpointer data);
+typedef GDBusMessage *(*GDBusMessageFilterFunction)(GDBusConnection *connection, GDBusMessage *message,
+                                                    gboolean incoming, gpointer user_data);
+typedef void (*GDBusSignalCallback)(GDBusConnection *connection, const gchar *sender_name, const gchar *object_path,
+                                    const gchar *interface_name, const gchar *signal_name, GVariant *parameters,
+                                    gpointer user_data);
 
 typedef enum { G_BUS_TYPE_SESSION = 2 } GBusType;
 typedef enum { G_DBUS_CALL_FLAGS_NONE = 0, G_DBUS_CALL_FLAGS_NO_AUTO_START = 1 } GDBusCallFlags;
+typedef enum { G_DBUS_SIGNAL_FLAGS_NONE = 0 } GDBusSignalFlags;
+typedef enum { G_DBUS_MESSAGE_TYPE_SIGNAL = 4 } GDBusMessageType;
 typedef enum { SECRET_SERVICE_NONE = 0, SECRET_SERVICE_OPEN_SESSION = 1 << 1 } SecretServiceFlags;
 typedef enum { SECRET_ITEM_CREATE_NONE = 0 } SecretItemCreateFlags;
 enum {
@@ -118,6 +126,19 @@ void (g_dbus_connection_call)(GDBusConnection *connection, const gchar *bus_name
                               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
 GVariant *(g_dbus_connection_call_finish)(GDBusConnection *connection, GAsyncResult *res, GError **error);
 GDBusConnection *(g_dbus_proxy_get_connection)(GDBusProxy *proxy);
+guint (g_dbus_connection_add_filter)(GDBusConnection *connection, GDBusMessageFilterFunction filter_function,
+                                     gpointer user_data, GDestroyNotify user_data_free_func);
+void (g_dbus_connection_remove_filter)(GDBusConnection *connection, guint filter_id);
+guint (g_dbus_connection_signal_subscribe)(GDBusConnection *connection, const gchar *sender, const gchar *interface_name,
+                                           const gchar *member, const gchar *object_path, const gchar *arg0,
+                                           GDBusSignalFlags flags, GDBusSignalCallback callback, gpointer user_data,
+                                           GDestroyNotify user_data_free_func);
+void (g_dbus_connection_signal_unsubscribe)(GDBusConnection *connection, guint subscription_id);
+GDBusMessageType (g_dbus_message_get_message_type)(GDBusMessage *message);
+const gchar *(g_dbus_message_get_interface)(GDBusMessage *message);
+const gchar *(g_dbus_message_get_member)(GDBusMessage *message);
+const gchar *(g_dbus_message_get_path)(GDBusMessage *message);
+GVariant *(g_dbus_message_get_body)(GDBusMessage *message);
 void (g_dbus_proxy_set_default_timeout)(GDBusProxy *proxy, gint timeout_msec);
 gchar *(g_dbus_error_get_remote_error)(const GError *error);
 GQuark (g_dbus_error_quark)(void);
@@ -140,6 +161,9 @@ GHashTable *(g_hash_table_new_full)(GHashFunc hash_func, GEqualFunc key_equal_fu
 gboolean (g_hash_table_insert)(GHashTable *hash_table, gpointer key, gpointer value);
 gpointer (g_hash_table_lookup)(GHashTable *hash_table, gconstpointer key);
 void (g_hash_table_unref)(GHashTable *hash_table);
+gboolean (g_hash_table_replace)(GHashTable *hash_table, gpointer key, gpointer value);
+guint (g_hash_table_size)(GHashTable *hash_table);
+void (g_hash_table_remove_all)(GHashTable *hash_table);
 void (g_hash_table_iter_init)(GHashTableIter *iter, GHashTable *hash_table);
 gboolean (g_hash_table_iter_next)(GHashTableIter *iter, gpointer *key, gpointer *value);
 GMainContext *(g_main_context_new)(void);
@@ -183,7 +207,9 @@ gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const 
     X(g_main_context_unref) X(g_variant_new) X(g_variant_new_string) X(g_variant_get) X(g_variant_get_child) \
     X(g_variant_get_child_value) X(g_variant_n_children) X(g_variant_get_boolean) X(g_variant_is_of_type) \
     X(g_variant_ref_sink) X(g_variant_unref) X(g_variant_builder_init) X(g_variant_builder_add) \
-    X(g_variant_builder_end)
+    X(g_variant_builder_end) \
+    X(g_dbus_connection_add_filter) X(g_dbus_connection_remove_filter) X(g_dbus_connection_signal_subscribe) X(g_dbus_connection_signal_unsubscribe) X(g_dbus_message_get_message_type) \
+    X(g_dbus_message_get_interface) X(g_dbus_message_get_member) X(g_dbus_message_get_path) X(g_dbus_message_get_body) X(g_hash_table_replace) X(g_hash_table_size) X(g_hash_table_remove_all)
 
 #define SS_GLIB_TYPEDEF(name) typedef __typeof__(&(name)) ss_##name##_fn;
 SS_GLIB_FUNCTIONS(SS_GLIB_TYPEDEF)
@@ -215,6 +241,7 @@ const struct ss_glib *securestore_glib(void);
 #ifdef SS_GLIB_CHECK
 // The constants and layouts declared above for building, against the real headers.
 _Static_assert(G_BUS_TYPE_SESSION == 2 && G_DBUS_CALL_FLAGS_NONE == 0 && G_DBUS_CALL_FLAGS_NO_AUTO_START == 1, "GDBus enums");
+_Static_assert(G_DBUS_SIGNAL_FLAGS_NONE == 0 && G_DBUS_MESSAGE_TYPE_SIGNAL == 4, "GDBus signal enums");
 _Static_assert(SECRET_SERVICE_NONE == 0 && SECRET_SERVICE_OPEN_SESSION == 2 && SECRET_ITEM_CREATE_NONE == 0, "libsecret flags");
 _Static_assert(G_DBUS_ERROR_SERVICE_UNKNOWN == 2 && G_DBUS_ERROR_NAME_HAS_NO_OWNER == 3 && G_DBUS_ERROR_NO_REPLY == 4
                && G_DBUS_ERROR_NO_SERVER == 11 && G_DBUS_ERROR_TIMEOUT == 12 && G_DBUS_ERROR_DISCONNECTED == 15
@@ -289,6 +316,18 @@ _Static_assert(sizeof(GError) == sizeof(struct ss_GError) && offsetof(GError, do
 #define g_variant_builder_init (securestore_glib()->g_variant_builder_init)
 #define g_variant_builder_add (securestore_glib()->g_variant_builder_add)
 #define g_variant_builder_end (securestore_glib()->g_variant_builder_end)
+#define g_dbus_connection_add_filter (securestore_glib()->g_dbus_connection_add_filter)
+#define g_dbus_connection_remove_filter (securestore_glib()->g_dbus_connection_remove_filter)
+#define g_dbus_connection_signal_subscribe (securestore_glib()->g_dbus_connection_signal_subscribe)
+#define g_dbus_connection_signal_unsubscribe (securestore_glib()->g_dbus_connection_signal_unsubscribe)
+#define g_dbus_message_get_message_type (securestore_glib()->g_dbus_message_get_message_type)
+#define g_dbus_message_get_interface (securestore_glib()->g_dbus_message_get_interface)
+#define g_dbus_message_get_member (securestore_glib()->g_dbus_message_get_member)
+#define g_dbus_message_get_path (securestore_glib()->g_dbus_message_get_path)
+#define g_dbus_message_get_body (securestore_glib()->g_dbus_message_get_body)
+#define g_hash_table_replace (securestore_glib()->g_hash_table_replace)
+#define g_hash_table_size (securestore_glib()->g_hash_table_size)
+#define g_hash_table_remove_all (securestore_glib()->g_hash_table_remove_all)
 #endif
 
 #if defined(__clang__)

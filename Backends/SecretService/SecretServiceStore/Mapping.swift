@@ -6,6 +6,7 @@ enum Mapping {
     static let schemaKey = "xdg:schema"
     static let schema = "org.securestore.Item"
     static let namespaceKey = "securestore.namespace"
+    /// Mappings v1 and v2 only (read, never written: v3 packs the class): the item class.
     static let classKey = "securestore.class"
     /// Mapping v1 only (read, never written): the insertion sequence.
     static let sequenceKey = "securestore.seq"
@@ -19,7 +20,8 @@ enum Mapping {
     static let plainService = "service"
     static let plainAccount = "account"
     static let plainServer = "server"
-    /// Mapping v2: every attribute of the record, its sequence and its no-secret flag, packed (``PackedRecord``).
+    /// Mappings v2 and v3: every attribute of the record, its sequence and its no-secret flag (v3: also its
+    /// class), packed (``PackedRecord``).
     static let recordKey = "securestore.record"
     static let contentType = "application/octet-stream"
 
@@ -77,7 +79,11 @@ enum Mapping {
         return out
     }
 
-    static func uniqueKeyAttribute(_ key: UniqueKey) -> String { Data(key.bytes).base64EncodedString() }
+    /// `securestore.key` of mapping v3: 16 hex digits of the key's 64-bit FNV-1a hash. Searches only narrow
+    /// by it; the core compares whole keys, so a collision costs one more item read, never a wrong answer.
+    static func uniqueKeyAttribute(_ key: UniqueKey) -> String { hex(withUnsafeBytes(of: FNV1a.hash(key.bytes).bigEndian) { Array($0) }) }
+    /// `securestore.key` of mappings v1 and v2 (read, never written): base64 of the key's bytes.
+    static func legacyUniqueKeyAttribute(_ key: UniqueKey) -> String { Data(key.bytes).base64EncodedString() }
     static func refAttribute(_ ref: PersistentRef) -> String { hex(ref.data) }
     static func sequenceAttribute(_ seq: UInt64) -> String {
         let digits = String(seq)
@@ -127,17 +133,20 @@ enum Mapping {
         }
     }
 
-    /// The Secret Service attributes of a stored record (mapping v2): what searches and other tools use, as
-    /// plain attributes, and everything else packed into ``recordKey``.
+    /// The plain attributes written for other tools and searches, by the record attribute they copy.
+    static let plainKeys: [(AttributeName, String)] = [(.service, plainService), (.account, plainAccount), (.server, plainServer)]
+
+    /// The Secret Service attributes of a stored record (mapping v3): what searches and other tools use, as
+    /// plain attributes, and everything else packed into ``recordKey`` (the class included, so it is no
+    /// attribute of its own).
     static func attributes(of record: ItemRecord, namespace: String, sequence: UInt64) -> [String: String] {
         var out = scope(namespace: namespace)
-        out[classKey] = record.itemClass.rawValue
         out[refKey] = refAttribute(record.persistentRef)
         out[uniqueKeyKey] = uniqueKeyAttribute(record.uniqueKey)
-        out[recordKey] = PackedRecord.encode(record, sequence: sequence)
-        for (name, plain) in [(AttributeName.service, plainService), (.account, plainAccount), (.server, plainServer)] {
+        for (name, plain) in plainKeys {
             if let text = record.attributes[name].flatMap(exactText), isSafe(text) { out[plain] = text }
         }
+        out[recordKey] = PackedRecord.encode(record, sequence: sequence)
         return out
     }
 
@@ -152,20 +161,29 @@ enum Mapping {
 
     enum DecodeFailure: Error { case missing(String), malformed(String) }
 
-    /// A record and its insertion sequence from an item's attributes and secret: mapping v2 when the item has
-    /// ``recordKey``, else v1 (every attribute typed in its own `securestore.attr.<code>`, `securestore.seq`).
+    /// A record and its insertion sequence from an item's attributes and secret: mapping v3 or v2 when the
+    /// item has ``recordKey``, else v1 (every attribute typed in its own `securestore.attr.<code>`,
+    /// `securestore.seq`).
     static func record(from attributes: [String: String], data: Data) throws(DecodeFailure) -> (ItemRecord, UInt64) {
-        guard let classText = attributes[classKey] else { throw .missing(classKey) }
-        guard let itemClass = ItemClass(rawValue: classText) else { throw .malformed(classKey) }
         guard let refText = attributes[refKey] else { throw .missing(refKey) }
         guard let refData = unhex(refText) else { throw .malformed(refKey) }
         let ref = PersistentRef(data: refData)
         if let packed = attributes[recordKey] {
-            guard let (values, hasData, sequence) = PackedRecord.decode(packed) else { throw .malformed(recordKey) }
-            if !hasData, !data.isEmpty { throw .malformed(recordKey) }
-            return (ItemRecord(persistentRef: ref, itemClass: itemClass, attributes: values, data: hasData ? data : nil),
-                    sequence)
+            guard let decoded = PackedRecord.decode(packed, plain: attributes) else { throw .malformed(recordKey) }
+            let itemClass: ItemClass
+            if let c = decoded.itemClass {
+                itemClass = c
+            } else {   // v2: the class is an attribute of its own
+                guard let classText = attributes[classKey] else { throw .missing(classKey) }
+                guard let c = ItemClass(rawValue: classText) else { throw .malformed(classKey) }
+                itemClass = c
+            }
+            if !decoded.hasData, !data.isEmpty { throw .malformed(recordKey) }
+            return (ItemRecord(persistentRef: ref, itemClass: itemClass, attributes: decoded.values,
+                               data: decoded.hasData ? data : nil), decoded.sequence)
         }
+        guard let classText = attributes[classKey] else { throw .missing(classKey) }
+        guard let itemClass = ItemClass(rawValue: classText) else { throw .malformed(classKey) }
         guard let seqText = attributes[sequenceKey] else { throw .missing(sequenceKey) }
         guard let seq = UInt64(seqText) else { throw .malformed(sequenceKey) }
         var secret: Data? = data
@@ -182,46 +200,80 @@ enum Mapping {
         }
         return (ItemRecord(persistentRef: ref, itemClass: itemClass, attributes: values, data: secret), seq)
     }
+
+    /// The class of an item (every mapping), without decoding the rest; nil when it has none.
+    static func itemClass(from attributes: [String: String]) -> ItemClass? {
+        if let packed = attributes[recordKey], let decoded = PackedRecord.decode(packed, plain: attributes),
+           let c = decoded.itemClass {
+            return c
+        }
+        return attributes[classKey].flatMap(ItemClass.init(rawValue:))
+    }
 }
 
-/// Mapping v2's packed record: the record's attributes, its insertion sequence and whether it has a secret,
-/// in one attribute value `2:` + base64 of
+/// The packed record (``Mapping/recordKey``): the record's attributes, its insertion sequence and whether it
+/// has a secret (v3 also its class), in one attribute value.
 ///
-///     flags u8 (bit 0: has a secret) · sequence u64 · count u16 ·
-///     count × (code length u8 · code UTF-8 · tag u8 · value length u32 · value)
+/// Written as v3, `3:` + base64 of
 ///
-/// (integers big-endian). Tags: `s` text (UTF-8), `d` data, `n` Int64, `b` one byte 0/1, `t` the date's
-/// `timeIntervalSinceReferenceDate` bit pattern as u64. Decoding is strict: exact lengths, known codes and
-/// tags, no repeated code, nothing after the last attribute.
+///     flags u8 (bit 0: has a secret) · class length u8 · class ASCII · sequence varint · count varint ·
+///     count × (code length u8 · code UTF-8 · tag u8 · value length varint · value)
+///
+/// where a varint is LEB128 (7 bits a byte, low first, shortest form) and tag `p` (no length, no value)
+/// means "the text of the item's plain attribute" (`service`, `account`, `server`), so those values are
+/// stored once. v2 (read only), `2:` + base64 of
+///
+///     flags u8 · sequence u64 · count u16 · count × (code length u8 · code · tag u8 · value length u32 · value)
+///
+/// (integers big-endian). Tags of both: `s` text (UTF-8), `d` data, `n` Int64 (8 bytes big-endian), `b` one
+/// byte 0/1, `t` the date's `timeIntervalSinceReferenceDate` bit pattern (8 bytes big-endian). Decoding is
+/// strict: exact lengths, shortest varints, known codes and tags, no repeated code, nothing after the last
+/// attribute.
 enum PackedRecord {
-    static let prefix = "2:"
+    static let prefix = "3:"
+    static let v2Prefix = "2:"
 
     static func encode(_ record: ItemRecord, sequence: UInt64) -> String {
         var out: [UInt8] = [record.data == nil ? 0 : 1]
-        append(sequence, bytes: 8, to: &out)
+        let className = Array(record.itemClass.rawValue.utf8)
+        out.append(UInt8(className.count))
+        out += className
+        appendVarint(sequence, to: &out)
         let entries = record.attributes.sorted { $0.key.code < $1.key.code }
-        append(UInt64(entries.count), bytes: 2, to: &out)
+        appendVarint(UInt64(entries.count), to: &out)
         for (name, value) in entries {
             let code = Array(name.code.utf8)
             out.append(UInt8(code.count))
             out += code
-            let (tag, body): (UInt8, [UInt8]) = switch value {
-            case .string(let s): (UInt8(ascii: "s"), Array(s.utf8))
-            case .data(let d): (UInt8(ascii: "d"), Array(d))
-            case .number(let n): (UInt8(ascii: "n"), bigEndian(UInt64(bitPattern: n)))
-            case .bool(let b): (UInt8(ascii: "b"), [b ? 1 : 0])
-            case .date(let date): (UInt8(ascii: "t"), bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
+            if case .string(let s) = value, Mapping.isSafe(s), Mapping.plainKeys.contains(where: { $0.0 == name }) {
+                out.append(UInt8(ascii: "p"))
+                continue
             }
+            let (tag, body) = tagged(value)
             out.append(tag)
-            append(UInt64(body.count), bytes: 4, to: &out)
+            appendVarint(UInt64(body.count), to: &out)
             out += body
         }
         return prefix + Data(out).base64EncodedString()
     }
 
-    /// The attributes, whether the record has a secret, and its sequence; nil for anything malformed.
-    static func decode(_ text: String) -> (values: [AttributeName: AttributeValue], hasData: Bool, sequence: UInt64)? {
-        guard text.hasPrefix(prefix), let data = Data(base64Encoded: String(text.dropFirst(prefix.count))) else {
+    private static func tagged(_ value: AttributeValue) -> (UInt8, [UInt8]) {
+        switch value {
+        case .string(let s): (UInt8(ascii: "s"), Array(s.utf8))
+        case .data(let d): (UInt8(ascii: "d"), Array(d))
+        case .number(let n): (UInt8(ascii: "n"), bigEndian(UInt64(bitPattern: n)))
+        case .bool(let b): (UInt8(ascii: "b"), [b ? 1 : 0])
+        case .date(let date): (UInt8(ascii: "t"), bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
+        }
+    }
+
+    /// The class (v3; nil for v2), the attributes, whether the record has a secret, and its sequence; nil for
+    /// anything malformed. `plain`: the item's attributes, for the values stored once as plain attributes.
+    static func decode(_ text: String, plain: [String: String])
+        -> (itemClass: ItemClass?, values: [AttributeName: AttributeValue], hasData: Bool, sequence: UInt64)?
+    {
+        let v3 = text.hasPrefix(prefix)
+        guard v3 || text.hasPrefix(v2Prefix), let data = Data(base64Encoded: String(text.dropFirst(prefix.count))) else {
             return nil
         }
         let bytes = [UInt8](data)
@@ -234,13 +286,48 @@ enum PackedRecord {
         func integer(_ n: Int) -> UInt64? {
             take(n).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         }
-        guard let flags = integer(1), flags <= 1, let sequence = integer(8), let count = integer(2) else { return nil }
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            for i in 0..<10 {
+                guard let byte = take(1)?.first else { return nil }
+                let bits = UInt64(byte & 0x7F)
+                guard i < 9 || bits <= 1 else { return nil }   // beyond 64 bits
+                value |= bits << UInt64(7 * i)
+                if byte & 0x80 == 0 {
+                    guard i == 0 || byte != 0 else { return nil }   // not the shortest form
+                    return value
+                }
+            }
+            return nil
+        }
+        guard let flags = integer(1), flags <= 1 else { return nil }
+        var itemClass: ItemClass? = nil
+        let sequence: UInt64, count: UInt64
+        if v3 {
+            guard let length = integer(1), let classBytes = take(Int(length)),
+                  let c = String(validating: classBytes, as: UTF8.self).flatMap(ItemClass.init(rawValue:)),
+                  let s = varint(), let n = varint() else { return nil }
+            (itemClass, sequence, count) = (c, s, n)
+        } else {
+            guard let s = integer(8), let n = integer(2) else { return nil }
+            (sequence, count) = (s, n)
+        }
         var values: [AttributeName: AttributeValue] = [:]
-        for _ in 0..<count {
+        var read: UInt64 = 0
+        while read < count {
+            read += 1
             guard let length = integer(1), let codeBytes = take(Int(length)),
                   let code = String(validating: codeBytes, as: UTF8.self),
                   let name = AttributeName(codeOrName: code), name.code == code, values[name] == nil,
-                  let tag = integer(1), let size = integer(4), let body = take(Int(size)) else { return nil }
+                  let tag = integer(1) else { return nil }
+            if v3, tag == UInt64(UInt8(ascii: "p")) {
+                guard let key = Mapping.plainKeys.first(where: { $0.0 == name })?.1, let s = plain[key] else { return nil }
+                values[name] = .string(s)
+                continue
+            }
+            guard let size = v3 ? varint() : integer(4), size <= UInt64(bytes.count), let body = take(Int(size)) else {
+                return nil
+            }
             let value: AttributeValue
             switch UInt8(tag) {
             case UInt8(ascii: "s"):
@@ -263,14 +350,19 @@ enum PackedRecord {
             values[name] = value
         }
         guard at == bytes.count else { return nil }
-        return (values, flags == 1, sequence)
+        return (itemClass, values, flags == 1, sequence)
     }
 
     private static func bigEndian(_ v: UInt64) -> [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) }
     }
 
-    private static func append(_ v: UInt64, bytes: Int, to out: inout [UInt8]) {
-        for i in stride(from: bytes - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(8 * i))) }
+    private static func appendVarint(_ v: UInt64, to out: inout [UInt8]) {
+        var v = v
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
     }
 }

@@ -7,8 +7,8 @@ internal import CSecret
 /// GError or return code leaves it.
 ///
 /// Calls that do not depend on each other are started together and awaited together (``Batch``): a
-/// transaction's first search travels with the collection's `Locked` check, and an item's attributes
-/// travel with the bulk `GetSecrets`. Used only under the backend's mutex.
+/// writing transaction's first search travels with the collection's `Locked` check, and the attributes of
+/// items not in ``AttributeCache`` travel with the bulk `GetSecrets`. Used only under the backend's mutex.
 final class Connection: @unchecked Sendable {   // used by one thread at a time (the backend's mutex)
     /// The bound on every D-Bus call.
     static let timeout = SecretServiceBackend.callTimeoutMilliseconds
@@ -20,6 +20,9 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
 
     private let service: UnsafeMutablePointer<SecretService>
     let collectionPath: String
+    /// Follows the collection's item changes for ``cache`` (see ``AttributeCache``).
+    private let watch: UnsafeMutablePointer<SSWatch>
+    private var cache = AttributeCache()
     /// Set after a D-Bus failure; the backend then opens a new connection for the next transaction.
     private(set) var broken = false
     /// Set when the failure was a call that got no answer in time.
@@ -28,9 +31,16 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     private init(service: UnsafeMutablePointer<SecretService>, collectionPath: String) {
         self.service = service
         self.collectionPath = collectionPath
+        watch = ss_watch_new(service, collectionPath)
     }
 
-    deinit { ss_unref(UnsafeMutableRawPointer(service)) }
+    deinit {
+        ss_watch_free(watch)
+        ss_unref(UnsafeMutableRawPointer(service))
+    }
+
+    /// Whether the daemon announced a change of the item at `path` after `epoch` (or went away).
+    private func changed(_ path: String, since epoch: UInt64) -> Bool { ss_watch_changed_since(watch, path, epoch) != 0 }
 
     /// What a user can do when no Secret Service answers.
     static let hint = "the Secret Service is the desktop keyring: log in to a desktop session that runs one (GNOME "
@@ -229,13 +239,18 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     }
 
     /// The attributes of these items, and their secrets when `secrets`: one bulk `GetSecrets` and one
-    /// `Properties.Get(Attributes)` per item, all in flight together.
+    /// `Properties.Get(Attributes)` per item not in ``cache``, all in flight together.
     func load(_ paths: [String], secrets: Bool) throws(SecureStoreError) -> [(attributes: [String: String], secret: Data?)] {
         var attributes = [[String: String]](repeating: [:], count: paths.count)
+        var missing: [Int] = []
+        for (i, path) in paths.enumerated() {
+            if let known = cache.attributes(of: path, changedSince: changed) { attributes[i] = known } else { missing.append(i) }
+        }
+        let epoch = ss_watch_epoch(watch)
         var values: [String: Data] = [:]
         let extra = secrets ? 1 : 0
-        try batch(count: paths.count + extra, doing: { i in
-            i < extra ? "reading secrets" : "reading the attributes of \(paths[i - extra])"
+        try batch(count: missing.count + extra, doing: { i in
+            i < extra ? "reading secrets" : "reading the attributes of \(paths[missing[i - extra]])"
         }, start: { (i, call) throws(SecureStoreError) in
             if i < extra {
                 var cPaths: [UnsafePointer<CChar>?] = paths.map { UnsafePointer(strdup($0)) }
@@ -243,7 +258,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 defer { for p in cPaths { free(UnsafeMutablePointer(mutating: p)) } }
                 cPaths.withUnsafeBufferPointer { ss_start_get_secrets(service, $0.baseAddress, Self.timeout, call) }
             } else {
-                ss_start_get_attributes(service, paths[i - extra], Self.timeout, call)
+                ss_start_get_attributes(service, paths[missing[i - extra]], Self.timeout, call)
             }
         }, finish: { (i, call) throws(SecureStoreError) in
             if i < extra {
@@ -263,8 +278,9 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 }
                 return
             }
+            let index = missing[i - extra]
             guard let v = ss_call_attributes(call) else {
-                throw SecureStoreError(.io, "The Attributes property of \(paths[i - extra]) is not a string map.")
+                throw SecureStoreError(.io, "The Attributes property of \(paths[index]) is not a string map.")
             }
             defer { ss_variant_unref(v) }
             var out: [String: String] = [:]
@@ -274,7 +290,8 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 ss_variant_entry(v, j, &k, &val)
                 if let k, let val { out[String(cString: k)] = String(cString: val) }
             }
-            attributes[i - extra] = out
+            attributes[index] = out
+            cache.remember(out, of: paths[index], epoch: epoch)
         })
         return paths.indices.map { (attributes[$0], secrets ? values[paths[$0]] : nil) }
     }
@@ -292,16 +309,20 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         let value = Self.value(secret)
         defer { ss_table_unref(t); ss_table_unref(properties); ss_value_unref(value) }
         var error: UnsafeMutablePointer<GError>? = nil
+        let epoch = ss_watch_epoch(watch)
         guard let path = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
                                                                   SECRET_ITEM_CREATE_NONE, nil, &error) else {
             throw fail(error, doing: "creating an item")
         }
         defer { ss_free(path) }
-        return String(cString: path)
+        let created = String(cString: path)
+        cache.remember(attributes, of: created, epoch: epoch)
+        return created
     }
 
     /// Rewrites an item in place, together: attributes always, the label and the secret when given.
     func update(path: String, attributes: [String: String], label: String?, secret: Data?) throws(SecureStoreError) {
+        cache.forget(path)
         var steps: [(String, (UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void)] = []
         steps.append(("setting the attributes of \(path)", { call throws(SecureStoreError) in
             let t = Self.table(attributes)
@@ -330,6 +351,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     /// Deletes these items, the calls in flight together. An item that needs a prompt to be deleted →
     /// `interactionNotAllowed`.
     func delete(_ paths: [String]) throws(SecureStoreError) {
+        for path in paths { cache.forget(path) }
         try batch(count: paths.count, window: Self.writeWindow, doing: { "deleting \(paths[$0])" }, start: { (i, call) throws(SecureStoreError) in
             ss_start_delete(service, paths[i], Self.timeout, call)
         }, finish: { (i, call) throws(SecureStoreError) in

@@ -36,9 +36,13 @@ public struct SecretServiceTransaction: StorageTransaction {
         self.sequence = sequence
     }
 
-    /// Searches, with the collection's lock check on the transaction's first call.
+    /// Searches. A writing transaction's first search travels with the collection's lock check. A reading one
+    /// asks only when its first search finds nothing (unlocked matches show the collection unlocked, locked
+    /// ones fail the search), so a locked collection is `interactionNotAllowed`, never an empty result.
     private mutating func search(_ queries: [[String: String]]) throws(SecureStoreError) -> [String] {
-        let paths = try connection.search(queries, checkingLock: !lockChecked)
+        let writing = sequence != nil
+        let paths = try connection.search(queries, checkingLock: writing && !lockChecked)
+        if !lockChecked, !writing, paths.isEmpty { _ = try connection.search([], checkingLock: true) }
         lockChecked = true
         return paths
     }
@@ -50,8 +54,8 @@ public struct SecretServiceTransaction: StorageTransaction {
     }
 
     public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        // No class in the searches: items of mapping v3 carry it packed (the core checks it).
         var base = Mapping.scope(namespace: namespace)
-        if let c = filter.itemClass { base[Mapping.classKey] = c.rawValue }
         // The plain service/account attributes the query names as non-empty text (an item without the
         // attribute matches only the empty default, so narrowing by them cannot miss an item).
         var plain = base
@@ -65,10 +69,13 @@ public struct SecretServiceTransaction: StorageTransaction {
             base[Mapping.refKey] = Mapping.refAttribute(ref)
             searches = [base]
         } else if let keys = filter.uniqueKeys, keys.count == 1 || plain.count == base.count {
+            // Each key in both forms: hashed (v3) and raw (items of v1 and v2), all in one batch.
             for key in Set(keys) {
-                var q = base
-                q[Mapping.uniqueKeyKey] = Mapping.uniqueKeyAttribute(key)
-                searches.append(q)
+                for value in [Mapping.uniqueKeyAttribute(key), Mapping.legacyUniqueKeyAttribute(key)] {
+                    var q = base
+                    q[Mapping.uniqueKeyKey] = value
+                    searches.append(q)
+                }
             }
         } else {
             // Also for several unique keys (one per access group and sync state) when the query names a
@@ -170,17 +177,14 @@ public struct SecretServiceTransaction: StorageTransaction {
     }
 
     public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-        var queries: [[String: String]] = []
-        if classes == Set(ItemClass.allCases) {
-            queries = [Mapping.scope(namespace: namespace)]
-        } else {
-            for c in classes.sorted(by: { $0.rawValue < $1.rawValue }) {
-                var q = Mapping.scope(namespace: namespace)
-                q[Mapping.classKey] = c.rawValue
-                queries.append(q)
+        var paths = try search([Mapping.scope(namespace: namespace)])
+        if classes != Set(ItemClass.allCases), !paths.isEmpty {
+            // The class is packed in the item (v3): read the attributes to pick the items of these classes.
+            let items = try connection.load(paths, secrets: false)
+            paths = zip(paths, items).compactMap { path, item in
+                Mapping.itemClass(from: item.attributes).map(classes.contains) == true ? path : nil
             }
         }
-        let paths = try search(queries)
         try willWrite()
         try connection.delete(paths)
         known = [:]

@@ -10,6 +10,7 @@ import TestSupport
 //   securestore-secretservice-probe killed   kill gnome-keyring mid-run, expect an error, restart it, work again
 //   securestore-secretservice-probe stopped  stop (SIGSTOP) gnome-keyring: a bounded notAvailable, then works again
 //   securestore-secretservice-probe locked   lock the collection, expect interactionNotAllowed, restart unlocked
+//   securestore-secretservice-probe change NAMESPACE  changes items x and y of service `cache` (for the cache test)
 //   securestore-secretservice-probe race NAMESPACE COUNT   adds k-0 … k-(COUNT-1) to NAMESPACE, one line each:
 //                                            `ok k-i`, `dup k-i` or `err k-i CODE MESSAGE` (for racing processes)
 //   securestore-secretservice-probe asyncStopped  stop gnome-keyring; 32 concurrent async lookups with a 1 s
@@ -194,6 +195,9 @@ case "locked":
     _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
               + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login")
     step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
+    step("lockedMissing") { () throws(SecureStoreError) in
+        _ = try store?.items(matching: ItemQuery(.genericPassword, [.service: "probe", .account: "missing"]))
+    }
     step("lockedAdd") { () throws(SecureStoreError) in try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "other"])) }
     step("lockedClear") { () throws(SecureStoreError) in try store?.clear() }
     step("lockedOpen") { () throws(SecureStoreError) in _ = try SecretServiceStore(namespace: namespace) }
@@ -204,6 +208,20 @@ case "locked":
         }
     }
     step("clear") { () throws(SecureStoreError) in try store?.clear() }
+case "change":
+    // Another process changes the items a test process has read: x's comment, y deleted and added again.
+    let args = CommandLine.arguments
+    guard args.count == 3 else { say("usage: change NAMESPACE"); exit(2) }
+    do throws(SecureStoreError) {
+        let peer = try SecretServiceStore(namespace: args[2])
+        try peer.update(ItemQuery(.genericPassword, [.service: "cache", .account: "x"]), with: ItemChanges([.comment: "from-peer"]))
+        try peer.delete(ItemQuery(.genericPassword, [.service: "cache", .account: "y"]))
+        try peer.add(NewItem(.genericPassword, [.service: "cache", .account: "y", .comment: "re-added"], data: Data("y2".utf8)))
+        say("ok")
+    } catch {
+        say("fatal \(error.code.name) \(error.message)")
+        exit(1)
+    }
 case "race":
     let args = CommandLine.arguments
     guard args.count == 4, let count = Int(args[3]) else { say("usage: race NAMESPACE COUNT"); exit(2) }
