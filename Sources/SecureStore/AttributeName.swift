@@ -35,12 +35,16 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     /// The code's bytes folded into an integer (FNV-1a), hashed instead of the string: attribute
     /// dictionaries are probed on every query.
     private let codeHash: UInt64
+    /// One bit per code (``AttributeSet``): a class's attributes, a query's names and a uniqueness key are
+    /// sets of these bits, so checking them probes no dictionary. `keyType` and `type` share their code's bit.
+    package let bit: UInt64
 
     init(_ code: String, _ name: String, _ kind: AttributeKind) {
         self.code = code
         self.name = name
         self.kind = kind
         codeHash = FNV1a.hash(code.utf8)
+        bit = AttributeSet.bit(ofCode: code)
     }
 
     public static func == (a: AttributeName, b: AttributeName) -> Bool { a.codeHash == b.codeHash && a.code == b.code }
@@ -136,6 +140,36 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         }
     }
 
+    /// ``attributes(of:)`` as bits.
+    static func attributeSet(of itemClass: ItemClass) -> AttributeSet {
+        switch itemClass {
+        case .genericPassword: genericPasswordSet
+        case .internetPassword: internetPasswordSet
+        case .certificate: certificateSet
+        case .key: keySet
+        case .identity: identitySet
+        }
+    }
+    private static let genericPasswordSet = AttributeSet(genericPasswordAttributes)
+    private static let internetPasswordSet = AttributeSet(internetPasswordAttributes)
+    private static let certificateSet = AttributeSet(certificateAttributes)
+    private static let keySet = AttributeSet(keyAttributes)
+    private static let identitySet = AttributeSet(identityAttributes)
+
+    /// ``uniqueness(of:)`` as bits.
+    static func uniquenessSet(of itemClass: ItemClass) -> AttributeSet {
+        switch itemClass {
+        case .genericPassword: genericPasswordKeySet
+        case .internetPassword: internetPasswordKeySet
+        case .certificate, .identity: certificateKeySet
+        case .key: keyKeySet
+        }
+    }
+    private static let genericPasswordKeySet = AttributeSet(genericPasswordKey)
+    private static let internetPasswordKeySet = AttributeSet(internetPasswordKey)
+    private static let certificateKeySet = AttributeSet(certificateKey)
+    private static let keyKeySet = AttributeSet(keyKey)
+
     static func uniqueness(of itemClass: ItemClass) -> [AttributeName] {
         // Built once: this runs on every query and every record.
         switch itemClass {
@@ -200,4 +234,36 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         d["keytype"] = .type
         return d
     }()
+}
+
+/// A set of attributes as one bit per code (``AttributeName/bit``): the same sets as `Set<AttributeName>`
+/// (``ItemClass/attributes``, ``ItemClass/uniquenessKey``), tested without hashing.
+package struct AttributeSet: Hashable, Sendable {
+    package var bits: UInt64
+
+    package init(bits: UInt64 = 0) { self.bits = bits }
+    package init<S: Sequence<AttributeName>>(_ names: S) {
+        bits = names.reduce(0) { $0 | $1.bit }
+    }
+
+    package func contains(_ name: AttributeName) -> Bool { bits & name.bit != 0 }
+    /// Every attribute of `other` is in this set.
+    package func isSuperset(of other: AttributeSet) -> Bool { other.bits & ~bits == 0 }
+    package mutating func insert(_ name: AttributeName) { bits |= name.bit }
+    package mutating func remove(_ name: AttributeName) { bits &= ~name.bit }
+
+    /// Every code any class defines, in a fixed order: its position is its bit.
+    static let codes: [String] = [
+        "pdmn", "agrp", "sync", "cdat", "mdat", "labl", "desc", "icmt", "crtr", "type", "invi", "nega", "acct",
+        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "ctyp", "cenc", "subj", "issr", "slnr",
+        "skid", "pkhh", "kcls", "klbl", "perm", "atag", "bsiz", "esiz", "encr", "decr", "drve", "sign", "vrfy",
+        "wrap", "unwp", "sens", "extr", "sdat", "edat",
+    ]
+
+    static func bit(ofCode code: String) -> UInt64 {
+        guard let index = codes.firstIndex(of: code) else {
+            preconditionFailure("Attribute code \(code) has no bit; add it to AttributeSet.codes.")
+        }
+        return 1 << UInt64(index)
+    }
 }
