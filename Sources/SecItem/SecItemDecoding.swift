@@ -42,7 +42,30 @@ enum SecItemDecoder {
 
     /// An Apple dictionary with its keys as Swift strings. A key that is not a string (an `NSNumber`, the
     /// `NSNull` of a nil key in `[String?: Any]`) is errSecParam.
+    ///
+    /// The stored objects are read as they are (`allKeys`/`allValues`, in the same order) and only the
+    /// common ones converted here: `NSData` by one copy of its `bytes`, `NSString`, `NSNumber`, `NSDate`.
+    /// Iterating the dictionary instead bridges every value to Swift, an `NSData` one byte at a time
+    /// (swift-corelibs-foundation). Any other value is fetched as iteration would fetch it.
     static func dictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: Any] {
+        let keys = dict.allKeys, values = dict.allValues
+        guard keys.count == values.count else { return try bridgedDictionary(dict) }
+        var out: [String: Any] = Dictionary(minimumCapacity: keys.count)
+        for (key, value) in zip(keys, values) {
+            guard let k = key as? String else { return try bridgedDictionary(dict) }   // its error, as before
+            switch value {
+            case let d as NSData: out[k] = Data(bytes: d.bytes, count: d.length)
+            case let s as NSString: out[k] = s as String
+            case let n as NSNumber: out[k] = n
+            case let d as NSDate: out[k] = d as Date
+            default: out[k] = dict.object(forKey: key) as Any
+            }
+        }
+        return out
+    }
+
+    /// ``dictionary(_:)`` by iterating the dictionary (every value bridged to Swift).
+    static func bridgedDictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: Any] {
         var out: [String: Any] = Dictionary(minimumCapacity: dict.count)
         for (key, value) in dict {
             guard let k = key as? String else {
@@ -55,6 +78,9 @@ enum SecItemDecoder {
 
     /// Removes Optional wrapping (`kCFBooleanTrue` is implicitly unwrapped and arrives as Optional in Any).
     static func unwrap(_ value: Any) -> Any? {
+        // Objects and the values ``dictionary(_:)`` makes are never optional: no reflection for them.
+        let type = type(of: value)
+        if type is AnyObject.Type || type == String.self || type == Data.self || type == Date.self { return value }
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
         guard let child = mirror.children.first else { return nil }
