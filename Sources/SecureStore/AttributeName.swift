@@ -47,7 +47,8 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         bit = AttributeSet.bit(ofCode: code)
     }
 
-    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.codeHash == b.codeHash && a.code == b.code }
+    /// Codes and bits are one to one (``AttributeSet/codes``), so equal bits are equal codes.
+    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.bit == b.bit }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(codeHash) }
     public var description: String { "\(name) (\(code))" }
