@@ -52,18 +52,34 @@ enum SecItemDecoder {
         guard keys.count == values.count else { return try bridgedDictionary(dict) }
         var out: [String: SecItemValue] = Dictionary(minimumCapacity: keys.count)
         for (key, value) in zip(keys, values) {
-            guard let name = key as? NSString else { return try bridgedDictionary(dict) }   // its error, as before
-            // The usual classes first: a cast that fails costs more than one that succeeds.
-            if let s = value as? NSString {
-                out[name as String] = .string(s as String)
-            } else if let n = value as? NSNumber {
-                out[name as String] = .number(n)
-            } else if let d = value as? NSData {
-                out[name as String] = .data(Data(bytes: d.bytes, count: d.length))
-            } else if let d = value as? NSDate {
-                out[name as String] = .date(d as Date)
+            // The stored objects are compared by exact class first (`as?` from `Any` walks the runtime's
+            // general cast, ~1 k instructions, most of it when the cast fails); subclasses take the casts.
+            let keyObject = key as AnyObject
+            let name: String
+            if type(of: keyObject) == NSString.self {
+                name = unsafeDowncast(keyObject, to: NSString.self) as String
+            } else if let other = key as? NSString {
+                name = other as String
             } else {
-                out[name as String] = .other(dict.object(forKey: key) as Any)
+                return try bridgedDictionary(dict)   // its error, as before
+            }
+            let object = value as AnyObject
+            let exact = ObjectIdentifier(type(of: object))
+            if exact == ObjectIdentifier(NSString.self) {
+                out[name] = .string(unsafeDowncast(object, to: NSString.self) as String)
+            } else if exact == ObjectIdentifier(NSData.self) {
+                let d = unsafeDowncast(object, to: NSData.self)
+                out[name] = .data(Data(bytes: d.bytes, count: d.length))
+            } else if let s = object as? NSString {
+                out[name] = .string(s as String)
+            } else if let n = object as? NSNumber {
+                out[name] = .number(n)
+            } else if let d = object as? NSData {
+                out[name] = .data(Data(bytes: d.bytes, count: d.length))
+            } else if let d = object as? NSDate {
+                out[name] = .date(d as Date)
+            } else {
+                out[name] = .other(dict.object(forKey: key) as Any)
             }
         }
         return out
