@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `kSecMatchLimit`: how many items a query returns at most.
 public enum MatchLimit: Sendable, Hashable {
@@ -69,10 +72,21 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(count)
     }
 
-    /// A fresh random reference.
+    /// A fresh random reference: 16 bytes from the system's random source.
     public static func random() -> PersistentRef {
-        var generator = SystemRandomNumberGenerator()
-        return PersistentRef(words: (generator.next(), generator.next()))
+        var words: (UInt64, UInt64) = (0, 0)
+        #if canImport(Glibc)
+        // One `getrandom` for the 16 bytes: `SystemRandomNumberGenerator` makes one system call per 8 bytes,
+        // and a call costs ~0.4–0.7 µs on a virtual machine (more than the rest of an in-memory add).
+        let filled = withUnsafeMutableBytes(of: &words) { getentropy($0.baseAddress, $0.count) } == 0
+        #else
+        let filled = false
+        #endif
+        if !filled {
+            var generator = SystemRandomNumberGenerator()
+            words = (generator.next(), generator.next())
+        }
+        return PersistentRef(words: words)
     }
 
     public var description: String { data.map { String(format: "%02x", $0) }.joined() }
