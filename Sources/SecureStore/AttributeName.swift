@@ -26,31 +26,34 @@ public enum AttributeKind: String, Sendable, Hashable {
 /// Equality and hashing use the code only. `keyType` and `type` share Apple's code `"type"`.
 public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// Apple's string value of the `kSecAttr…` constant.
-    public let code: String
+    public var code: String { Self.text(codeText) }
     /// A readable name (`"service"`), used in messages, the CLI and mappings.
-    public let name: String
+    public var name: String { Self.text(nameText) }
     /// The kind of value the attribute holds.
     public let kind: AttributeKind
 
-    /// The code's bytes folded into an integer (FNV-1a), hashed instead of the string: attribute
-    /// dictionaries are probed on every query.
-    private let codeHash: UInt64
+    /// The code and name as static text: an attribute name is plain bytes, copied and dropped without
+    /// reference counting (attribute dictionaries are built, probed and freed on every operation).
+    private let codeText: StaticString, nameText: StaticString
     /// One bit per code (``AttributeSet``): a class's attributes, a query's names and a uniqueness key are
     /// sets of these bits, so checking them probes no dictionary. `keyType` and `type` share their code's bit.
     package let bit: UInt64
 
-    init(_ code: String, _ name: String, _ kind: AttributeKind) {
-        self.code = code
-        self.name = name
+    init(_ code: StaticString, _ name: StaticString, _ kind: AttributeKind) {
+        codeText = code
+        nameText = name
         self.kind = kind
-        codeHash = FNV1a.hash(code.utf8)
-        bit = AttributeSet.bit(ofCode: code)
+        bit = AttributeSet.bit(ofCode: Self.text(code))
+    }
+
+    private static func text(_ s: StaticString) -> String {
+        s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Codes and bits are one to one (``AttributeSet/codes``), so equal bits are equal codes.
     public static func == (a: AttributeName, b: AttributeName) -> Bool { a.bit == b.bit }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(codeHash) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bit) }
     public var description: String { "\(name) (\(code))" }
 
     // Every class.
