@@ -50,7 +50,7 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Codes and bits are one to one (``AttributeSet/codes``), so equal bits are equal codes.
+    /// Every code has its own bit (``AttributeSet/bit(ofCode:)``), so equal bits are equal codes.
     public static func == (a: AttributeName, b: AttributeName) -> Bool { a.bit == b.bit }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(bit) }
@@ -256,18 +256,17 @@ package struct AttributeSet: Hashable, Sendable {
     package mutating func insert(_ name: AttributeName) { bits |= name.bit }
     package mutating func remove(_ name: AttributeName) { bits &= ~name.bit }
 
-    /// Every code any class defines, in a fixed order: its position is its bit.
-    static let codes: [String] = [
-        "pdmn", "agrp", "sync", "cdat", "mdat", "labl", "desc", "icmt", "crtr", "type", "invi", "nega", "acct",
-        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "ctyp", "cenc", "subj", "issr", "slnr",
-        "skid", "pkhh", "kcls", "klbl", "perm", "atag", "bsiz", "esiz", "encr", "decr", "drve", "sign", "vrfy",
-        "wrap", "unwp", "sens", "extr", "sdat", "edat",
-    ]
+    /// The bit of each code, handed out on first use (the order is this process's own: bits are never stored
+    /// or shown, only compared).
+    private static let bitsByCode = Locked<[String: UInt64]>([:])
 
     static func bit(ofCode code: String) -> UInt64 {
-        guard let index = codes.firstIndex(of: code) else {
-            preconditionFailure("Attribute code \(code) has no bit; add it to AttributeSet.codes.")
+        bitsByCode.withLock { bits in
+            if let bit = bits[code] { return bit }
+            precondition(bits.count < 64, "More than 64 attribute codes: AttributeSet needs a wider word.")
+            let bit: UInt64 = 1 << UInt64(bits.count)
+            bits[code] = bit
+            return bit
         }
-        return 1 << UInt64(index)
     }
 }
