@@ -120,8 +120,8 @@ public final class InMemoryBackend: StorageBackend {
 
             init?(_ itemClass: ItemClass, _ name: AttributeName, _ value: AttributeValue?) {
                 switch value ?? name.defaultValue {
-                case .string(let s)?: bytes = Array(s.utf8)
-                case .data(let d)?: bytes = Array(d)
+                case .string(var s)?: bytes = s.withUTF8 { Array($0) }   // one copy of the buffer
+                case .data(let d)?: bytes = d.withUnsafeBytes { Array($0) }
                 default: return nil   // not text: never indexed, so a query on it scans
                 }
                 self.itemClass = itemClass
@@ -135,7 +135,7 @@ public final class InMemoryBackend: StorageBackend {
         private mutating func file(_ record: ItemRecord, at slot: Int) {
             slotOf[record.persistentRef] = slot
             slotByKey[record.uniqueKey] = slot
-            for name in Self.indexed where record.itemClass.attributes.contains(name) {
+            for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]) {
                     slotsByValue[key, default: []].insert(slot)
                 }
@@ -145,7 +145,7 @@ public final class InMemoryBackend: StorageBackend {
         private mutating func unfile(_ record: ItemRecord, at slot: Int) {
             if slotOf[record.persistentRef] == slot { slotOf[record.persistentRef] = nil }
             if slotByKey[record.uniqueKey] == slot { slotByKey[record.uniqueKey] = nil }
-            for name in Self.indexed where record.itemClass.attributes.contains(name) {
+            for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]),
                    slotsByValue[key]?.remove(slot) != nil, slotsByValue[key]?.isEmpty == true {
                     slotsByValue[key] = nil
@@ -159,6 +159,10 @@ public final class InMemoryBackend: StorageBackend {
                 return [record]
             }
             if let keys = filter.uniqueKeys {
+                if keys.count == 1 {   // the usual full-key query: one probe, one array
+                    guard let slot = slotByKey[keys[0]], let record = slots[slot] else { return [] }
+                    return [record]
+                }
                 var found = keys.compactMap { slotByKey[$0] }
                 if found.count > 1 { found.sort() }   // distinct keys are distinct slots
                 return found.compactMap { slots[$0] }

@@ -42,44 +42,105 @@ enum SecItemDecoder {
 
     /// An Apple dictionary with its keys as Swift strings. A key that is not a string (an `NSNumber`, the
     /// `NSNull` of a nil key in `[String?: Any]`) is errSecParam.
-    static func dictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: Any] {
-        var out: [String: Any] = Dictionary(minimumCapacity: dict.count)
+    ///
+    /// The stored objects are read as they are (`allKeys`/`allValues`, in the same order) and only the
+    /// common ones converted here: `NSData` by one copy of its `bytes`, `NSString`, `NSNumber`, `NSDate`.
+    /// Iterating the dictionary instead bridges every value to Swift, an `NSData` one byte at a time
+    /// (swift-corelibs-foundation). Any other value is fetched as iteration would fetch it.
+    static func dictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: SecItemValue] {
+        let keys = dict.allKeys, values = dict.allValues
+        guard keys.count == values.count else { return try bridgedDictionary(dict) }
+        var out: [String: SecItemValue] = Dictionary(minimumCapacity: keys.count)
+        for (key, value) in zip(keys, values) {
+            // The stored objects are compared by exact class first (`as?` from `Any` walks the runtime's
+            // general cast, ~1 k instructions, most of it when the cast fails); subclasses take the casts.
+            let keyObject = key as AnyObject
+            let name: String
+            if type(of: keyObject) == NSString.self {
+                name = unsafeDowncast(keyObject, to: NSString.self) as String
+            } else if let other = key as? NSString {
+                name = other as String
+            } else {
+                return try bridgedDictionary(dict)   // its error, as before
+            }
+            let object = value as AnyObject
+            let exact = ObjectIdentifier(type(of: object))
+            if exact == ObjectIdentifier(NSString.self) {
+                out[name] = .string(unsafeDowncast(object, to: NSString.self) as String)
+            } else if exact == ObjectIdentifier(NSData.self) {
+                let d = unsafeDowncast(object, to: NSData.self)
+                out[name] = .data(Data(bytes: d.bytes, count: d.length))
+            } else if let s = object as? NSString {
+                out[name] = .string(s as String)
+            } else if let n = object as? NSNumber {
+                out[name] = .number(n)
+            } else if let d = object as? NSData {
+                out[name] = .data(Data(bytes: d.bytes, count: d.length))
+            } else if let d = object as? NSDate {
+                out[name] = .date(d as Date)
+            } else {
+                out[name] = .other(dict.object(forKey: key) as Any)
+            }
+        }
+        return out
+    }
+
+    /// ``dictionary(_:)`` by iterating the dictionary (every value bridged to Swift).
+    static func bridgedDictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: SecItemValue] {
+        var out: [String: SecItemValue] = Dictionary(minimumCapacity: dict.count)
         for (key, value) in dict {
             guard let k = key as? String else {
                 throw .param("key", "A dictionary key is a \(type(of: key)), not a kSec… constant (a string).")
             }
-            out[k] = value
+            out[k] = .other(value)
         }
         return out
     }
 
     /// Removes Optional wrapping (`kCFBooleanTrue` is implicitly unwrapped and arrives as Optional in Any).
     static func unwrap(_ value: Any) -> Any? {
+        // Objects and the values ``dictionary(_:)`` makes are never optional: no reflection for them.
+        let dynamicType = type(of: value)
+        if dynamicType is AnyObject.Type || dynamicType == String.self || dynamicType == Data.self
+            || dynamicType == Date.self { return value }
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
         guard let child = mirror.children.first else { return nil }
         return unwrap(child.value)
     }
 
-    static func attributeValue(_ raw: Any, key: String) throws(SecureStoreError) -> AttributeValue {
+    static func attributeValue(_ raw: SecItemValue, key: String) throws(SecureStoreError) -> AttributeValue {
+        switch raw {
+        case .string(let s): return .string(s)
+        case .data(let d): return .data(d)
+        case .date(let d): return .date(d)
+        case .number(let n): return try number(n, key: key)
+        case .other(let any): return try attributeValue(any, key: key)
+        }
+    }
+
+    private static func attributeValue(_ raw: Any, key: String) throws(SecureStoreError) -> AttributeValue {
         guard let value = unwrap(raw) else { throw .param(key, "The value for \(key) is nil.") }
         switch value {
         case let s as String: return .string(s)                      // String, NSString
         case let d as Data: return .data(d)                          // Data, NSData
         case let d as Date: return .date(d)                          // Date, NSDate
-        case let n as NSNumber:                                      // NSNumber, Bool, Int, Int32, Double, …
-            switch NumberKind(n) {
-            case .bool(let b): return .bool(b)
-            case .integer(let i): return .number(i)
-            case .fraction, .outOfRange:
-                throw .param(key, "The value for \(key) is a number that is not a 64-bit integer.")
-            }
+        case let n as NSNumber: return try number(n, key: key)       // NSNumber, Bool, Int, Int32, Double, …
         default: break
         }
         throw .param(key, "The value for \(key) has an unsupported type \(type(of: value)).")
     }
 
-    static func boolValue(_ raw: Any, key: String) throws(SecureStoreError) -> Bool {
+    private static func number(_ n: NSNumber, key: String) throws(SecureStoreError) -> AttributeValue {
+        switch NumberKind(n) {
+        case .bool(let b): return .bool(b)
+        case .integer(let i): return .number(i)
+        case .fraction, .outOfRange:
+            throw .param(key, "The value for \(key) is a number that is not a 64-bit integer.")
+        }
+    }
+
+    static func boolValue(_ raw: SecItemValue, key: String) throws(SecureStoreError) -> Bool {
         switch try attributeValue(raw, key: key) {
         case .bool(let b): return b
         case .number(let n): return n != 0
@@ -87,22 +148,23 @@ enum SecItemDecoder {
         }
     }
 
-    static func dataValue(_ raw: Any, key: String, name: String) throws(SecureStoreError) -> Data {
-        guard let value = unwrap(raw) else { throw .param(key, "\(name) is nil.") }
+    static func dataValue(_ raw: SecItemValue, key: String, name: String) throws(SecureStoreError) -> Data {
+        if case .data(let d) = raw { return d }
+        guard let value = raw.value else { throw .param(key, "\(name) is nil.") }
         guard let d = value as? Data else { throw .param(key, "\(name) must be Data; got \(type(of: value)).") }
         return d
     }
 
-    static func isSynchronizableAny(_ raw: Any) -> Bool {
-        (unwrap(raw) as? String) == "syna"
+    static func isSynchronizableAny(_ raw: SecItemValue) -> Bool {
+        raw.text == "syna"
     }
 
-    static func itemClass(_ dict: [String: Any], required: Bool) throws(SecureStoreError) -> ItemClass? {
+    static func itemClass(_ dict: [String: SecItemValue], required: Bool) throws(SecureStoreError) -> ItemClass? {
         guard let raw = dict["class"] else {
             if required { throw .param("class", "The dictionary has no kSecClass; add one (kSecClassGenericPassword, …).") }
             return nil
         }
-        guard let name = unwrap(raw) as? String else { throw .param("class", "kSecClass must be a kSecClass… constant.") }
+        guard let name = raw.text else { throw .param("class", "kSecClass must be a kSecClass… constant.") }
         guard let c = ItemClass(rawValue: name) else {
             throw SecureStoreError(.noSuchClass, "kSecClass \"\(name)\" is not one of genp, inet, cert, keys, idnt.", parameter: "class")
         }
@@ -113,9 +175,9 @@ enum SecItemDecoder {
 
     /// The access control object of a dictionary, checked: it must be a `SecAccessControl` (errSecParam
     /// otherwise, whatever the call), and it excludes kSecAttrAccessible (Apple: mutually exclusive).
-    static func accessControl(_ dict: [String: Any]) throws(SecureStoreError) -> SecAccessControl? {
+    static func accessControl(_ dict: [String: SecItemValue]) throws(SecureStoreError) -> SecAccessControl? {
         guard let raw = dict["accc"] else { return nil }
-        guard let value = unwrap(raw), let control = value as? SecAccessControl else {
+        guard let control = raw.value as? SecAccessControl else {
             throw .param("accc", "kSecAttrAccessControl must be a SecAccessControl made by SecAccessControlCreateWithFlags.")
         }
         if dict["pdmn"] != nil {
@@ -157,7 +219,7 @@ enum SecItemDecoder {
     // MARK: Dictionaries
 
     /// A query dictionary for copy, update or delete.
-    static func query(_ dict: [String: Any], call: Call, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
+    static func query(_ dict: [String: SecItemValue], call: Call, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
         var query = ItemQuery(nil)
         query.itemClass = try itemClass(dict, required: dict["v_PersistentRef"] == nil)
         if let control = try accessControl(dict) {
@@ -183,7 +245,7 @@ enum SecItemDecoder {
                     query.attributes[.synchronizable] = .bool(try boolValue(raw, key: key))
                 }
             case "m_Limit":
-                let value = unwrap(raw) as? String
+                let value = raw.text
                 if call != .copy {
                     // The macOS dialect: kSecMatchLimitAll on delete or update means every match, which is what
                     // they do. Any other limit would change which items are affected: refused.
@@ -230,7 +292,7 @@ enum SecItemDecoder {
     }
 
     /// An add dictionary: class, attributes, value data, return keys.
-    static func newItem(_ dict: [String: Any], deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
+    static func newItem(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
         guard let cls = try itemClass(dict, required: true) else { throw .param("class", "kSecClass is missing.") }
         var item = NewItem(cls)
         var returning: ReturnOptions = []
@@ -271,7 +333,7 @@ enum SecItemDecoder {
     }
 
     /// attributesToUpdate: attributes, kSecAttrAccessControl (as its protection class) and/or value data.
-    static func changes(_ dict: [String: Any], deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
+    static func changes(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
         var changes = ItemChanges()
         if let control = try accessControl(dict) {
             if control.unsupportedConstraints.isEmpty {
@@ -296,5 +358,32 @@ enum SecItemDecoder {
             }
         }
         return changes
+    }
+}
+
+/// One value of an Apple dictionary, read once by ``SecItemDecoder/dictionary(_:)``: the common Foundation
+/// classes as Swift values, anything else as the dictionary's iteration would give it.
+enum SecItemValue {
+    case string(String)
+    case data(Data)
+    case number(NSNumber)
+    case date(Date)
+    case other(Any)
+
+    /// The value as `Any`, Optional wrapping removed (`nil` for a nil value).
+    var value: Any? {
+        switch self {
+        case .string(let s): s
+        case .data(let d): d
+        case .number(let n): n
+        case .date(let d): d
+        case .other(let any): SecItemDecoder.unwrap(any)
+        }
+    }
+
+    /// The value when it is a string.
+    var text: String? {
+        if case .string(let s) = self { return s }
+        return value as? String
     }
 }

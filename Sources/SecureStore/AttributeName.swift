@@ -26,26 +26,34 @@ public enum AttributeKind: String, Sendable, Hashable {
 /// Equality and hashing use the code only. `keyType` and `type` share Apple's code `"type"`.
 public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// Apple's string value of the `kSecAttr…` constant.
-    public let code: String
+    public var code: String { Self.text(codeText) }
     /// A readable name (`"service"`), used in messages, the CLI and mappings.
-    public let name: String
+    public var name: String { Self.text(nameText) }
     /// The kind of value the attribute holds.
     public let kind: AttributeKind
 
-    /// The code's bytes folded into an integer (FNV-1a), hashed instead of the string: attribute
-    /// dictionaries are probed on every query.
-    private let codeHash: UInt64
+    /// The code and name as static text: an attribute name is plain bytes, copied and dropped without
+    /// reference counting (attribute dictionaries are built, probed and freed on every operation).
+    private let codeText: StaticString, nameText: StaticString
+    /// One bit per code (``AttributeSet``): a class's attributes, a query's names and a uniqueness key are
+    /// sets of these bits, so checking them probes no dictionary. `keyType` and `type` share their code's bit.
+    package let bit: UInt64
 
-    init(_ code: String, _ name: String, _ kind: AttributeKind) {
-        self.code = code
-        self.name = name
+    init(_ code: StaticString, _ name: StaticString, _ kind: AttributeKind) {
+        codeText = code
+        nameText = name
         self.kind = kind
-        codeHash = FNV1a.hash(code.utf8)
+        bit = AttributeSet.bit(ofCode: Self.text(code))
     }
 
-    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.codeHash == b.codeHash && a.code == b.code }
+    private static func text(_ s: StaticString) -> String {
+        s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Every code has its own bit (``AttributeSet/bit(ofCode:)``), so equal bits are equal codes.
+    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.bit == b.bit }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(codeHash) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(bit) }
     public var description: String { "\(name) (\(code))" }
 
     // Every class.
@@ -136,6 +144,36 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         }
     }
 
+    /// ``attributes(of:)`` as bits.
+    static func attributeSet(of itemClass: ItemClass) -> AttributeSet {
+        switch itemClass {
+        case .genericPassword: genericPasswordSet
+        case .internetPassword: internetPasswordSet
+        case .certificate: certificateSet
+        case .key: keySet
+        case .identity: identitySet
+        }
+    }
+    private static let genericPasswordSet = AttributeSet(genericPasswordAttributes)
+    private static let internetPasswordSet = AttributeSet(internetPasswordAttributes)
+    private static let certificateSet = AttributeSet(certificateAttributes)
+    private static let keySet = AttributeSet(keyAttributes)
+    private static let identitySet = AttributeSet(identityAttributes)
+
+    /// ``uniqueness(of:)`` as bits.
+    static func uniquenessSet(of itemClass: ItemClass) -> AttributeSet {
+        switch itemClass {
+        case .genericPassword: genericPasswordKeySet
+        case .internetPassword: internetPasswordKeySet
+        case .certificate, .identity: certificateKeySet
+        case .key: keyKeySet
+        }
+    }
+    private static let genericPasswordKeySet = AttributeSet(genericPasswordKey)
+    private static let internetPasswordKeySet = AttributeSet(internetPasswordKey)
+    private static let certificateKeySet = AttributeSet(certificateKey)
+    private static let keyKeySet = AttributeSet(keyKey)
+
     static func uniqueness(of itemClass: ItemClass) -> [AttributeName] {
         // Built once: this runs on every query and every record.
         switch itemClass {
@@ -200,4 +238,35 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         d["keytype"] = .type
         return d
     }()
+}
+
+/// A set of attributes as one bit per code (``AttributeName/bit``): the same sets as `Set<AttributeName>`
+/// (``ItemClass/attributes``, ``ItemClass/uniquenessKey``), tested without hashing.
+package struct AttributeSet: Hashable, Sendable {
+    package var bits: UInt64
+
+    package init(bits: UInt64 = 0) { self.bits = bits }
+    package init<S: Sequence<AttributeName>>(_ names: S) {
+        bits = names.reduce(0) { $0 | $1.bit }
+    }
+
+    package func contains(_ name: AttributeName) -> Bool { bits & name.bit != 0 }
+    /// Every attribute of `other` is in this set.
+    package func isSuperset(of other: AttributeSet) -> Bool { other.bits & ~bits == 0 }
+    package mutating func insert(_ name: AttributeName) { bits |= name.bit }
+    package mutating func remove(_ name: AttributeName) { bits &= ~name.bit }
+
+    /// The bit of each code, handed out on first use (the order is this process's own: bits are never stored
+    /// or shown, only compared).
+    private static let bitsByCode = Locked<[String: UInt64]>([:])
+
+    static func bit(ofCode code: String) -> UInt64 {
+        bitsByCode.withLock { bits in
+            if let bit = bits[code] { return bit }
+            precondition(bits.count < 64, "More than 64 attribute codes: AttributeSet needs a wider word.")
+            let bit: UInt64 = 1 << UInt64(bits.count)
+            bits[code] = bit
+            return bit
+        }
+    }
 }

@@ -28,11 +28,10 @@ extension Keychain {
     func matching(_ query: PreparedQuery, in txn: inout Backend.Transaction, max: Int?)
         throws(SecureStoreError) -> [ItemRecord]
     {
-        var found: [ItemRecord] = []
-        for record in try txn.find(query.filter) where Self.matches(record, query) {
-            if let max, found.count >= max { break }
-            found.append(record)
-        }
+        // The backend's array, filtered in place (no second array): the first `max` matches, in order.
+        var found = try txn.find(query.filter)
+        found.removeAll { !Self.matches($0, query) }
+        if let max, found.count > max { found.removeSubrange(max...) }
         return found
     }
 

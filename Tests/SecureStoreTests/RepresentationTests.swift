@@ -1,0 +1,143 @@
+import Testing
+import Foundation
+import SecureStoreConformance
+@testable import SecureStore
+import SecureStoreInMemory
+
+/// The core's cheaper representations take the same decisions as the plain ones they replace: attribute sets
+/// as bits against `Set<AttributeName>`, unique keys appended a block at a time against a byte-by-byte
+/// encoder, query preparation against the same rules written with dictionary probes, references without a
+/// stored `Data` against their bytes.
+@Suite("Core representations")
+struct RepresentationTests {
+    static let names = AttributeName.all + [.keyType]
+
+    @Test("attribute bits: every class's attributes and uniqueness key, as sets and as bits")
+    func attributeBits() {
+        var seen: [UInt64: String] = [:]
+        for name in Self.names {
+            #expect(name.bit.nonzeroBitCount == 1, "\(name)")
+            if let other = seen.updateValue(name.code, forKey: name.bit) { #expect(other == name.code, "\(name) shares a bit") }
+        }
+        for itemClass in ItemClass.allCases {
+            for name in Self.names {
+                #expect(itemClass.attributeSet.contains(name) == itemClass.attributes.contains(name), "\(itemClass) \(name)")
+                #expect(itemClass.uniquenessSet.contains(name) == itemClass.uniquenessKey.contains(name), "\(itemClass) \(name)")
+            }
+        }
+    }
+
+    /// The unique key's bytes as the format defines them, one byte at a time.
+    static func referenceKey(_ itemClass: ItemClass, _ values: [AttributeName: AttributeValue]) -> [UInt8] {
+        func length(_ n: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: n) >> (24 - 8 * UInt32($0))) } }
+        func integer(_ i: Int64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: i) >> (56 - 8 * UInt64($0))) } }
+        var out = Array(itemClass.rawValue.utf8)
+        for name in itemClass.uniquenessKey {
+            out.append(0x1F)
+            switch values[name] ?? name.defaultValue {
+            case .string(let s)?: out += length(s.utf8.count) + Array(s.utf8)
+            case .data(let d)?: out += length(d.count) + Array(d)
+            case .number(let i)?:
+                if name.kind == .numberOrText || name.kind == .textOrNumber { out += [0xFF, 0xFF, 0xFF, 0xFF] }
+                out += integer(i)
+            case .bool(let b)?: out += integer(b ? 1 : 0)
+            case .date?, nil: break
+            }
+        }
+        return out
+    }
+
+    static func randomValue(for name: AttributeName, _ rng: inout SplitMix64) -> AttributeValue {
+        let texts = ["", "a", "svc-17", "ünï ☃ 🔑", String(repeating: "x", count: 300), "80", "htps"]
+        switch Int.random(in: 0..<6, using: &rng) {
+        case 0, 1: return .string(texts.randomElement(using: &rng) ?? "")
+        case 2: return .data(Data((0..<Int.random(in: 0..<40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }))
+        case 3: return .number(Int64.random(in: Int64.min...Int64.max, using: &rng))
+        case 4: return .bool(Bool.random(using: &rng))
+        default: return .date(Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1_000_000, using: &rng))))
+        }
+    }
+
+    @Test("unique keys: block appends equal the byte-by-byte encoding on generated values")
+    func uniqueKeyBytes() {
+        var rng = SplitMix64(seed: 0x5EC0_5EC0)
+        for _ in 0..<5000 {
+            let itemClass = ItemClass.allCases.randomElement(using: &rng) ?? .genericPassword
+            var values: [AttributeName: AttributeValue] = [:]
+            for name in itemClass.uniquenessKey where Bool.random(using: &rng) {
+                values[name] = Self.randomValue(for: name, &rng)
+            }
+            let key = UniqueKey(itemClass: itemClass) { values[$0] }
+            #expect(key.bytes == Self.referenceKey(itemClass, values), "\(itemClass) \(values)")
+        }
+    }
+
+    @Test("query preparation: the bit-set decisions equal the rules written with dictionary probes")
+    func preparedQueries() throws {
+        let store = try InMemoryStore(configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
+        var rng = SplitMix64(seed: 0x9E37_0017)
+        var prepared = 0, probes = 0
+        for _ in 0..<20_000 {
+            let itemClass = ItemClass.allCases.randomElement(using: &rng) ?? .genericPassword
+            var query = ItemQuery(itemClass)
+            // Mostly the class's own attributes (often its whole key), sometimes another class's.
+            let pool = Bool.random(using: &rng) ? itemClass.uniquenessKey : Self.names
+            for name in pool where Int.random(in: 0..<3, using: &rng) > 0 {
+                query.attributes[name] = name == .accessGroup ? .string(["g1", "g2", "g3"].randomElement(using: &rng) ?? "")
+                    : name == .synchronizable ? .bool(Bool.random(using: &rng))
+                    : name == .accessible ? .string(["ak", "dk", "zz"].randomElement(using: &rng) ?? "")
+                    : Int.random(in: 0..<4, using: &rng) == 0 ? Self.randomValue(for: name, &rng)
+                    : name.kind == .number || name.kind == .bool ? .number(Int64.random(in: 0...3, using: &rng))
+                    : .string(["a", "b", ""].randomElement(using: &rng) ?? "")
+            }
+            query.synchronizableAny = Int.random(in: 0..<4, using: &rng) == 0
+            query.caseInsensitive = Int.random(in: 0..<5, using: &rng) == 0
+            let result = Result { () throws(SecureStoreError) in try store.prepare(query, for: .copy) }
+            // The rules with dictionary probes: the same validation, then the same decisions on the dictionary.
+            let reference = Result { () throws(SecureStoreError) in try store.validate(query.attributes, for: itemClass) }
+            switch (result, reference) {
+            case (.failure(let a), .failure(let b)):
+                #expect(a.code == b.code && a.parameter == b.parameter)
+            case (.failure(let a), .success(let normal)):
+                // Validation passed; only the sync/any conflict may refuse the query afterwards.
+                #expect(a.parameter == "synchronizableAny" && normal[.synchronizable] != nil && query.synchronizableAny)
+            case (.success, .failure(let b)):
+                Issue.record("prepare accepted what validation refuses: \(b)")
+            case (.success(let p), .success(var normal)):
+                prepared += 1
+                let sync = normal.removeValue(forKey: .synchronizable)
+                let group = normal.removeValue(forKey: .accessGroup)
+                #expect(p.attributes == normal)
+                #expect(p.synchronizable == (sync.map { $0.integer == 1 } ?? (query.synchronizableAny ? nil : false)))
+                #expect(p.groups == Set(group.map { [$0.text ?? ""] } ?? ["g1", "g2"]))
+                let namesKey = itemClass.uniquenessKey.allSatisfy { $0 == .accessGroup || $0 == .synchronizable || normal[$0] != nil }
+                let probe = !query.caseInsensitive && namesKey
+                #expect((p.filter.uniqueKeys != nil) == probe, "\(query)")
+                #expect(p.keyDecides == (probe && normal.keys.allSatisfy { itemClass.uniquenessKey.contains($0) }), "\(query)")
+                if probe { probes += 1 }
+            }
+        }
+        #expect(prepared > 2000 && probes > 500, "too few queries reached the decisions: \(prepared), \(probes)")
+    }
+
+    @Test("references: bytes, equality and hashing as the Data they were made from")
+    func references() {
+        var rng = SplitMix64(seed: 0x0F0F)
+        var made: [(Data, PersistentRef)] = []
+        for count in [0, 1, 8, 15, 16, 17, 32, 40] {
+            for _ in 0..<4 {
+                let data = Data((0..<count).map { _ in UInt8.random(in: 0...1, using: &rng) })
+                made.append((data, PersistentRef(data: data)))
+            }
+        }
+        for _ in 0..<8 { let r = PersistentRef.random(); made.append((r.data, r)) }
+        for (data, ref) in made {
+            #expect(ref.data == data)
+            for (otherData, other) in made {
+                #expect((ref == other) == (data == otherData), "\(data as NSData) \(otherData as NSData)")
+                if ref == other { #expect(ref.hashValue == other.hashValue) }
+            }
+        }
+        #expect(PersistentRef.random().data.count == 16)
+    }
+}
