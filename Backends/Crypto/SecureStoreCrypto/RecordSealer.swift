@@ -220,6 +220,70 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         return Sodium.seal(plain, ad: Self.secretAssociatedData(ref: ref), key: encryption)
     }
 
+    /// The record in one stored row read in place (the statement's column memory): the same checks as
+    /// ``open(cls:ref:ukey:blob:secret:id:)``, with no copy of a column, the associated data built on the
+    /// stack, the record's plaintext in one buffer (zeroed after decoding) and the secret opened straight
+    /// into the `Data` the record holds.
+    package func open(_ row: RowColumns) throws(SecureStoreError) -> ItemRecord {
+        let plainCount = row.blob.count - Sodium.nonceBytes - Sodium.tagBytes
+        guard plainCount >= 0 else { throw Self.undecryptable(row.id) }
+        var opened = true
+        var plain = [UInt8](unsafeUninitializedCapacity: plainCount) { buffer, count in
+            count = plainCount
+            opened = Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: row.cls),
+                                             row.ref, row.ukey) { ad in
+                Sodium.open(row.blob, ad: ad, key: encryption, into: UnsafeMutableRawBufferPointer(buffer))
+            }
+            if !opened { buffer.initialize(repeating: 0) }
+        }
+        defer { Sodium.zero(&plain) }
+        guard opened else { throw Self.undecryptable(row.id) }
+        var secret: Data? = nil
+        if let sealed = row.secret {
+            let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
+            var data = Data(count: max(count, 0))
+            let ok = count >= 0 && data.withUnsafeMutableBytes { out in
+                Self.withAssociatedData(prefix: Self.secretADPrefix, cls: nil, row.ref, nil) { ad in
+                    Sodium.open(sealed, ad: ad, key: encryption, into: out)
+                }
+            }
+            guard ok else {
+                throw SecureStoreError(.decode,
+                    "The secret of stored item #\(row.id) cannot be decrypted: the data was altered or corrupted.")
+            }
+            secret = data
+        }
+        guard let record = RecordCodec.decode(plain, secretData: secret), Self.classNumber(record.itemClass) == row.cls
+        else {
+            throw SecureStoreError(.decode, "Stored item #\(row.id) cannot be decoded: the data was altered or corrupted.")
+        }
+        return record
+    }
+
+    private static func undecryptable(_ id: Int64) -> SecureStoreError {
+        SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
+    }
+
+    /// Calls `body` with `prefix ‖ cls ‖ first ‖ second` in stack memory: the associated data of a row
+    /// (``associatedData(cls:ref:ukey:)``) or of a secret (``secretAssociatedData(ref:)``).
+    private static func withAssociatedData(prefix: [UInt8], cls: UInt8?, _ first: UnsafeRawBufferPointer,
+                                           _ second: UnsafeRawBufferPointer?,
+                                           _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        let count = prefix.count + (cls == nil ? 0 : 1) + first.count + (second?.count ?? 0)
+        return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { ad in
+            var at = 0
+            func append(_ bytes: UnsafeRawBufferPointer) {
+                if bytes.count > 0 { UnsafeMutableRawBufferPointer(rebasing: ad[at..<at + bytes.count]).copyMemory(from: bytes) }
+                at += bytes.count
+            }
+            prefix.withUnsafeBytes(append)
+            if let cls { ad[at] = cls; at += 1 }
+            append(first)
+            if let second { append(second) }
+            return body(UnsafeRawBufferPointer(ad))
+        }
+    }
+
     /// The record in one stored row (`id` only names it in errors); `decode` when it was altered, moved to
     /// another row or sealed with another key.
     /// `secret` is the sealed secret stored apart (format 3 records), nil for none or for a format 1 or 2

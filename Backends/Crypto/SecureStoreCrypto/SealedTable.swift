@@ -20,11 +20,75 @@ package protocol SealedTableExecutor {
     /// it and send it with its next statement or with COMMIT, in one round trip; its failure then surfaces
     /// there, and the transaction rolls back as for any failure.
     func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError)
+    /// Calls `body` with each `id, cls, ref, ukey, blob, secret` row `sql` returns, in order.
+    func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                          _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError)
 }
 
 extension SealedTableExecutor {
     package func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
         try run(sql, parameters)
+    }
+
+    /// Calls `body` with each `id, cls, ref, ukey, blob, secret` row of `sql`, in order. This default goes
+    /// through ``rows(_:_:)``; an executor that can lend its driver's column memory (SQLite) does so instead,
+    /// so a lookup copies no column and builds no row arrays.
+    package func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                                  _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        for row in try rows(sql, parameters) { try RowColumns.with(row, body) }
+    }
+}
+
+/// The columns `id, cls, ref, ukey, blob, secret` of one stored row, read in place: the buffers are the
+/// driver's (or an array's) memory and are valid only during the call that lends them.
+package struct RowColumns {
+    package let id: Int64
+    package let cls: Int64
+    package let ref: UnsafeRawBufferPointer
+    package let ukey: UnsafeRawBufferPointer
+    package let blob: UnsafeRawBufferPointer
+    /// nil: the column is NULL (no secret, or a row of an older schema).
+    package let secret: UnsafeRawBufferPointer?
+
+    package init(id: Int64, cls: Int64, ref: UnsafeRawBufferPointer, ukey: UnsafeRawBufferPointer,
+                 blob: UnsafeRawBufferPointer, secret: UnsafeRawBufferPointer?) {
+        (self.id, self.cls, self.ref, self.ukey, self.blob, self.secret) = (id, cls, ref, ukey, blob, secret)
+    }
+
+    /// Lends the columns of a row given as values; `decode` when it does not have the shape of a stored row.
+    static func with(_ row: [TableValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
+        throws(SecureStoreError) {
+        guard row.count == 6, case .integer(let id) = row[0], case .integer(let cls) = row[1],
+              case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
+        else { throw damagedRow }
+        let secret: [UInt8]?
+        switch row[5] {
+        case .null: secret = nil
+        case .blob(let b): secret = b
+        default: throw damagedSecret(id)
+        }
+        let outcome: Result<Void, SecureStoreError> = ref.withUnsafeBytes { ref in
+            ukey.withUnsafeBytes { ukey in
+                blob.withUnsafeBytes { blob in
+                    func call(_ secret: UnsafeRawBufferPointer?) -> Result<Void, SecureStoreError> {
+                        Result { () throws(SecureStoreError) in
+                            try body(RowColumns(id: id, cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret))
+                        }
+                    }
+                    guard let secret else { return call(nil) }
+                    return secret.withUnsafeBytes { call($0) }
+                }
+            }
+        }
+        try outcome.get()
+    }
+
+    package static var damagedRow: SecureStoreError {
+        SecureStoreError(.decode, "A stored item has a damaged row: the store was altered or corrupted.")
+    }
+
+    package static func damagedSecret(_ id: Int64) -> SecureStoreError {
+        SecureStoreError(.decode, "Stored item #\(id) has a damaged secret: the store was altered.")
     }
 }
 
@@ -273,9 +337,9 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     {
         var found: [(id: Int64, record: ItemRecord)] = []
         for statement in statements {
-            let rows = try executor.rows(statement.sql, statement.parameters)
-            found.reserveCapacity(found.count + rows.count)
-            for row in rows { found.append(try decode(row)) }
+            try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
+                found.append((row.id, try decode(row)))
+            }
         }
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
         // Each statement returns its rows by id; several statements' rows are put in id order once.
@@ -284,20 +348,9 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     }
 
     /// Opens one `id, cls, ref, ukey, blob, secret` row.
-    private func decode(_ row: [TableValue]) throws(SecureStoreError) -> (id: Int64, record: ItemRecord) {
-        guard row.count == 6, case .integer(let id) = row[0], case .integer(let cls) = row[1],
-              case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
-        else {
-            throw SecureStoreError(.decode, "A stored item has a damaged row: the store was altered or corrupted.")
-        }
-        let secret: [UInt8]?
-        switch row[5] {
-        case .null: secret = nil
-        case .blob(let b): secret = b
-        default: throw SecureStoreError(.decode, "Stored item #\(id) has a damaged secret: the store was altered.")
-        }
+    private func decode(_ row: RowColumns) throws(SecureStoreError) -> ItemRecord {
         do throws(SecureStoreError) {
-            return (id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret, id: id))
+            return try sealer.open(row)
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
             if !epochChecked { try requireSameEpoch() }

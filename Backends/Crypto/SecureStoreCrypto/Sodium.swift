@@ -114,6 +114,29 @@ package enum Sodium {
         guard rc == 0 else { return nil }
         return out
     }
+
+    /// Opens `sealed` (nonce ‖ ciphertext ‖ tag, read in place, such as a database column's memory) into `out`,
+    /// which holds exactly `sealed.count - nonceBytes - tagBytes` bytes; false when it was not sealed with `key`
+    /// and `ad` (or was altered), and `out` is then left unwritten (the tag is checked before decrypting).
+    package static func open(_ sealed: UnsafeRawBufferPointer, ad: UnsafeRawBufferPointer, key: SecretKey,
+                             into out: UnsafeMutableRawBufferPointer) -> Bool {
+        guard sealed.count >= nonceBytes + tagBytes, out.count == sealed.count - nonceBytes - tagBytes,
+              let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return false }
+        var spare: UInt8 = 0   // a 0-byte plaintext still needs somewhere to point
+        return withUnsafeMutablePointer(to: &spare) { spare in
+            let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? spare
+            var written: UInt64 = 0
+            return crypto_aead_xchacha20poly1305_ietf_decrypt(
+                target, &written, nil, base + nonceBytes, UInt64(sealed.count - nonceBytes),
+                ad.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad.count), base, key.pointer) == 0
+        }
+    }
+
+    /// Zeroes `bytes` (plaintext in a temporary buffer).
+    package static func zero(_ bytes: UnsafeMutableRawBufferPointer) {
+        if let base = bytes.baseAddress { sodium_memzero(base, bytes.count) }
+    }
 }
 
 /// Key bytes in libsodium guarded memory (`sodium_malloc`: guard pages, no swap), zeroed and freed on deinit.

@@ -220,6 +220,11 @@ struct SQLiteExecutor: SealedTableExecutor {
         try db.query(sql, parameters)
         return db.changes
     }
+
+    func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                          _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        try db.forEachRecordRow(sql, parameters, body)
+    }
 }
 
 // MARK: Connection
