@@ -213,6 +213,21 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                             secret: record.data.map { sealSecret($0, ref: ref) })
     }
 
+    /// Test hook: the row a schema 1 or 2 store held for `record` (record format 2, the secret inside the
+    /// blob, no `secret` column), so tests can build old stores of any size to upgrade.
+    package func sealFormat2ForTesting(_ record: ItemRecord) -> SealedRecord {
+        let cls = Self.classNumber(record.itemClass)
+        let ref = refIndex(record.persistentRef)
+        let ukey = uniqueKeyIndex(record.uniqueKey)
+        var plain = RecordCodec.encodeWithSecret(record)
+        defer { Sodium.zero(&plain) }
+        return SealedRecord(cls: cls, ref: ref, ukey: ukey,
+                            svc: attributeIndex(.service, record.attributes[.service]),
+                            acct: attributeIndex(.account, record.attributes[.account]),
+                            blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
+                            secret: nil)
+    }
+
     /// The sealed form of a secret stored apart, bound to the row whose reference index is `ref`.
     private func sealSecret(_ data: Data, ref: [UInt8]) -> [UInt8] {
         var plain = Array(data)
