@@ -1,0 +1,102 @@
+import Testing
+import Foundation
+import TestSupport
+import SecureStore
+@testable import SecureStoreSQLite
+import CSQLite
+
+@Suite("SQLite committed schema 3 store")
+struct FixtureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    @Test("the committed schema 3 store (every class, one item without a secret) reads as written, takes writes, and stays tamper-evident")
+    func schema3Fixture() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let db = s.path("v3.db"), key = s.path("v3.key")
+        for (from, to) in [("v3.db", db), ("v3.key", key)] {
+            try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(from).path, toPath: to)
+            chmod(to, 0o600)
+        }
+        func expectContents(_ store: SQLiteStore, _ stage: String) throws {
+            let records = try store.exportRecords()
+            let expected: [(ItemClass, String, Data?)] = [
+                (.genericPassword, "alice", Data("secret-alice".utf8)), (.genericPassword, "empty", Data()),
+                (.genericPassword, "bob", nil), (.internetPassword, "carol", Data("pw-carol".utf8)),
+                (.certificate, "cert", Data([0x30, 0x82, 0x01, 0x0A])), (.key, "k", Data(repeating: 0xA5, count: 32)),
+                (.identity, "identity", Data("identity-secret".utf8)),
+            ]
+            #expect(records.count >= expected.count, "\(stage)")
+            for ((cls, name, data), record) in zip(expected, records) {
+                #expect(record.itemClass == cls, "\(stage): \(name)")
+                #expect((record.attributes[.account] ?? record.attributes[.label])?.text == name, "\(stage): order")
+                #expect(record.data == data, "\(stage): the secret of \(name)")
+            }
+            let alice = try store.item(matching: ItemQuery(.genericPassword, generic("fixture.service", "alice"),
+                                                          returning: [.data, .attributes]))
+            #expect(alice?.attributes?[.label] == "Alice's" && alice?.data == Data("secret-alice".utf8), "\(stage)")
+            let carol = try store.item(matching: ItemQuery(.internetPassword, [.server: "example.com", .account: "carol"],
+                                                          returning: [.data, .attributes]))
+            #expect(carol?.attributes?[.port] == .number(8443), "\(stage)")
+        }
+        try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "read-only")
+        do {
+            let store = try SQLiteStore(path: db, key: .keyFile(key))
+            try expectContents(store, "opened for writing")
+            try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
+                             with: ItemChanges([.comment: "written"]))
+            try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
+            try expectContents(store, "after writes")
+        }
+        #expect(RawDB(db).integer("PRAGMA user_version") == 3)
+        try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
+    }
+}
+
+/// Tampering with copies of the (closed) store at `path`: a flipped byte in one item's sealed secret or
+/// record, or a secret or record moved to another row, each break only that item (`decode`); every other
+/// item still reads with its secret.
+func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
+    let originals = try SQLiteStore(path: path, key: .raw(key), readOnly: true).exportRecords()
+    let ids = RawDB(path).rows("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id").count
+    try #require(ids >= 2 && originals.count >= 2, "\(stage): needs two items with a secret")
+    for kind in ["flip a secret byte", "move a secret", "flip a record byte", "move a record"] {
+        let copy = path + ".tampered"
+        for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        if FileManager.default.fileExists(atPath: path + "-wal") {   // a store still open: its log too
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        }
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) } }
+        let raw = RawDB(copy)
+        // The victim is the first item with a secret, the donor the second.
+        let victim = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1")
+        let donor = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1")
+        let column = kind.contains("secret") ? "secret" : "blob"
+        var value = try #require(raw.rows("SELECT \(column) FROM items WHERE id = \(kind.hasPrefix("move") ? donor : victim)").first?.first)
+        if kind.hasPrefix("flip") { value[value.count - 5] ^= 0x40 }
+        var stmt: OpaquePointer?
+        sqlite3_prepare_v2(raw.db, "UPDATE items SET \(column) = ? WHERE id = ?", -1, &stmt, nil)
+        _ = value.withUnsafeBytes { sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+        sqlite3_bind_int64(stmt, 2, victim)
+        #expect(sqlite3_step(stmt) == SQLITE_DONE)
+        sqlite3_finalize(stmt)
+        let store = try SQLiteStore(path: copy, key: .raw(key))
+        // The rows in id order are the records in insertion order: the victim is the record at its position.
+        let position = Int(raw.integer("SELECT count(*) FROM items WHERE id < \(victim)"))
+        for (index, record) in originals.enumerated() {
+            let outcome = Result { () throws(SecureStoreError) in
+                try store.item(matching: .item(record.persistentRef, returning: .data))
+            }
+            if index == position {
+                if case .failure(let error) = outcome {
+                    #expect(error.code == .decode, "\(stage), \(kind): \(error)")
+                } else {
+                    Issue.record("\(stage), \(kind): the tampered item still opened")
+                }
+            } else {
+                #expect((try? outcome.get())??.data == record.data, "\(stage), \(kind): item \(index) intact")
+            }
+        }
+    }
+}
