@@ -100,3 +100,38 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
         }
     }
 }
+
+@Suite("SQLite secret column")
+struct SecretColumnTests {
+    @Test("an attribute-only update rewrites the record and leaves the sealed secret as stored; a secret update re-seals the secret")
+    func attributeUpdateKeepsSecret() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "none")))
+        func column(_ name: String, _ id: Int) -> Data? { RawDB(s.db).rows("SELECT \(name) FROM items WHERE id = \(id)").first?.first }
+        let (secret1, blob1) = (column("secret", 1), column("blob", 1))
+        try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.comment: "c"]))
+        #expect(column("secret", 1) == secret1, "the sealed secret is untouched")
+        #expect(column("blob", 1) != blob1)
+        // Also when the change moves the item to another key (its index columns change).
+        try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.account: "b"]))
+        #expect(column("secret", 1) == secret1)
+        #expect(try secret(store, "svc", "b") == Data("one".utf8))
+        // A secret given again (the same bytes) needs no new seal either; a new secret gets one.
+        try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("one".utf8)))
+        #expect(column("secret", 1) == secret1)
+        try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("two".utf8)))
+        #expect(column("secret", 1) != secret1)
+        #expect(try secret(store, "svc", "b") == Data("two".utf8))
+        // An item without a secret keeps none through an attribute update, and gets one when given.
+        try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges([.comment: "c"]))
+        #expect(RawDB(s.db).integer("SELECT secret IS NULL FROM items WHERE id = 2") == 1)
+        #expect(try secret(store, "svc", "none") == nil)
+        try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges(data: Data()))
+        #expect(try secret(store, "svc", "none") == Data())
+        try expectTamperEvident(s.db, key: key, "after updates")
+    }
+}

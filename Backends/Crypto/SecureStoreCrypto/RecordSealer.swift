@@ -201,6 +201,12 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     package func seal(_ record: ItemRecord) -> SealedRecord {
+        seal(record, sealingSecret: true)
+    }
+
+    /// - Parameter sealingSecret: false when the stored sealed secret stays as it is (its `secret` is then nil
+    ///   and must not be written).
+    package func seal(_ record: ItemRecord, sealingSecret: Bool) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
         let ref = refIndex(record.persistentRef)
         let ukey = uniqueKeyIndex(record.uniqueKey)
@@ -210,7 +216,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: attributeIndex(.service, record.attributes[.service]),
                             acct: attributeIndex(.account, record.attributes[.account]), blob: blob,
-                            secret: record.data.map { sealSecret($0, ref: ref) })
+                            secret: sealingSecret ? record.data.map { sealSecret($0, ref: ref) } : nil)
     }
 
     /// Test hook: the row a schema 1 or 2 store held for `record` (record format 2, the secret inside the

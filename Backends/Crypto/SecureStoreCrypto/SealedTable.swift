@@ -1,4 +1,5 @@
 public import SecureStore
+import Foundation
 
 /// A value bound to a statement or read from a row of a sealed table.
 package enum TableValue: Sendable, Hashable {
@@ -112,6 +113,9 @@ package final class SealedTableLayout: Sendable {
     let insert: String
     let updateBlob: String
     let updateAll: String
+    /// The same two updates leaving the sealed secret as it is (an attribute-only change).
+    let updateRecordOnly: String
+    let updateAllButSecret: String
     let selectIndexes: String
     let deleteByRef: String
     let deleteByClass: String
@@ -161,6 +165,9 @@ package final class SealedTableLayout: Sendable {
         insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret) VALUES (\(scopeParameter)"
             + (1...7).map(p).joined(separator: ", ") + ")"
         updateBlob = "UPDATE \(items) SET blob = \(p(1)), secret = \(p(2))" + whereClause(["ref = \(p(3))"])
+        updateRecordOnly = "UPDATE \(items) SET blob = \(p(1))" + whereClause(["ref = \(p(2))"])
+        updateAllButSecret = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), "
+            + "blob = \(p(5))" + whereClause(["ref = \(p(6))"])
         updateAll = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
             + "secret = \(p(6))" + whereClause(["ref = \(p(7))"])
         selectIndexes = "SELECT cls, ukey, svc, acct FROM \(items)" + whereClause(["ref = \(p(1))"])
@@ -276,14 +283,35 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     /// finds nothing, or a row the key cannot open, checks it: after a rekey by someone else the answer is
     /// `authFailed`, not "not found" or "damaged".
     package let epochChecked: Bool
+    /// The secrets of the records this transaction found, by reference, when the table keeps them (a writing
+    /// SQLite transaction): a replace whose secret is the one found leaves the sealed secret as it is, so an
+    /// attribute-only update re-seals and writes only the record.
+    private let foundSecrets: FoundSecrets?
 
+    /// - Parameter keepingUnchangedSecrets: remember the secrets `find` returns, and leave a secret that a
+    ///   `replace` does not change as it is stored (only for a layout that names changed columns only).
     package init(layout: SealedTableLayout, executor: Executor, sealer: RecordSealer, epoch: [UInt8],
-                 epochChecked: Bool) {
+                 epochChecked: Bool, keepingUnchangedSecrets: Bool = false) {
         self.layout = layout
         self.executor = executor
         self.sealer = sealer
         self.epoch = epoch
         self.epochChecked = epochChecked
+        foundSecrets = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundSecrets() : nil
+    }
+
+    private final class FoundSecrets {
+        var byRef: [PersistentRef: Data?] = [:]
+
+        /// Whether `data` is the secret found for `ref` (compared in constant time for equal lengths).
+        func unchanged(_ ref: PersistentRef, _ data: Data?) -> Bool {
+            guard let found = byRef[ref] else { return false }
+            switch (found, data) {
+            case (nil, nil): return true
+            case (let a?, let b?): return a.count == b.count && Sodium.equal(a, b)
+            default: return false
+            }
+        }
     }
 
     /// Fails with `authFailed` unless the stored key epoch is still `epoch`.
@@ -342,6 +370,9 @@ package struct SealedTable<Executor: SealedTableExecutor> {
             }
         }
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
+        if let foundSecrets {
+            for (_, record) in found { foundSecrets.byRef.updateValue(record.data, forKey: record.persistentRef) }
+        }
         // Each statement returns its rows by id; several statements' rows are put in id order once.
         if statements.count > 1 { found.sort { $0.id < $1.id } }
         return found
@@ -368,16 +399,24 @@ package struct SealedTable<Executor: SealedTableExecutor> {
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays).
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        let row = sealer.seal(record)
+        let keepSecret = foundSecrets?.unchanged(record.persistentRef, record.data) ?? false
+        let row = sealer.seal(record, sealingSecret: !keepSecret)
         let changed: Int
         if layout.updatesOnlyChangedIndexes {
             let current = try executor.rows(layout.selectIndexes, layout.bind([.blob(row.ref)]))
             guard current.count == 1, current[0].count == 4 else { throw Self.vanished }
             let old = current[0]
-            if old[0] == .integer(row.cls), old[1] == .blob(row.ukey), old[2] == .blob(row.svc),
-               old[3] == .blob(row.acct) {
+            let sameIndexes = old[0] == .integer(row.cls) && old[1] == .blob(row.ukey) && old[2] == .blob(row.svc)
+                && old[3] == .blob(row.acct)
+            switch (sameIndexes, keepSecret) {
+            case (true, true):
+                changed = try executor.run(layout.updateRecordOnly, layout.bind([.blob(row.blob), .blob(row.ref)]))
+            case (true, false):
                 changed = try executor.run(layout.updateBlob, layout.bind([.blob(row.blob), Self.secret(row), .blob(row.ref)]))
-            } else {
+            case (false, true):
+                changed = try executor.run(layout.updateAllButSecret, layout.bind([
+                    .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)]))
+            case (false, false):
                 changed = try executor.run(layout.updateAll, layout.bind([
                     .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row),
                     .blob(row.ref)]))

@@ -84,6 +84,17 @@ package enum Sodium {
         return out
     }
 
+    /// Whether `a` and `b` (of equal length) are equal, in constant time.
+    static func equal(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                guard let p = x.baseAddress, let q = y.baseAddress else { return x.isEmpty && y.isEmpty }
+                return sodium_memcmp(p, q, x.count) == 0
+            }
+        }
+    }
+
     /// Whether `count` bytes at `a` and `b` are equal, in constant time.
     package static func equal(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, count: Int) -> Bool {
         sodium_memcmp(a, b, count) == 0

@@ -146,7 +146,7 @@ public final class SQLiteBackend: StorageBackend {
             try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
                 var txn = SealedTransaction(SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
                                                         sealer: connection.sealer, epoch: connection.epoch,
-                                                        epochChecked: writing))
+                                                        epochChecked: writing, keepingUnchangedSecrets: writing))
                 return try body(&txn)
             }
         }
