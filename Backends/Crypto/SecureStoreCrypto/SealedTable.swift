@@ -300,6 +300,8 @@ package struct SealedTable<Executor: SealedTableExecutor> {
         foundSecrets = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundSecrets() : nil
     }
 
+    /// What the table holds now for the references this transaction found or wrote (kept current by every
+    /// write, so a second replace of one item in a transaction compares with the first one's secret).
     private final class FoundSecrets {
         var byRef: [PersistentRef: Data?] = [:]
 
@@ -395,6 +397,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
         let row = sealer.seal(record)
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row)]))
+        foundSecrets?.byRef.updateValue(record.data, forKey: record.persistentRef)
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays).
@@ -427,6 +430,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
                 .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
+        foundSecrets?.byRef.updateValue(record.data, forKey: record.persistentRef)
     }
 
     private static func secret(_ row: SealedRecord) -> TableValue {
@@ -438,10 +442,14 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     }
 
     package func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-        for ref in refs { try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))])) }
+        for ref in refs {
+            try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))]))
+            foundSecrets?.byRef.removeValue(forKey: ref)
+        }
     }
 
     package func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
+        foundSecrets?.byRef.removeAll()
         // Every class: one statement without a class condition (SQLite truncates the table and its indexes).
         if classes == Set(ItemClass.allCases) { return try executor.run(layout.deleteEverything, layout.bind([])) }
         var removed = 0
