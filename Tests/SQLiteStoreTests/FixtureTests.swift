@@ -135,3 +135,51 @@ struct SecretColumnTests {
         try expectTamperEvident(s.db, key: key, "after updates")
     }
 }
+
+@Suite("SQLite backend boundaries")
+struct BackendBoundaryTests {
+    @Test("an insert the UNIQUE indexes refuse (the core's check bypassed) is duplicateItem, as the core says it, and writes nothing")
+    func uniqueViolationInsideInsert() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("1".utf8)))
+        let coreSays = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("2".utf8)))
+        }
+        #expect(coreSays?.code == .duplicateItem)
+        let existing = try #require(try store.exportRecords().first)
+        // The same uniqueness key under a new reference, and the same reference under a new key, straight to
+        // the backend (no core check in front of it).
+        var keyTwin = existing.attributes
+        keyTwin[.label] = "twin"
+        var refTwin = existing.attributes
+        refTwin[.account] = "other"
+        for record in [ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: keyTwin, data: nil),
+                       ItemRecord(persistentRef: existing.persistentRef, itemClass: .genericPassword, attributes: refTwin,
+                                  data: nil)] {
+            let backendSays = failure { () throws(SecureStoreError) in
+                try store.backend.withTransaction(writing: true) { (txn) throws(SecureStoreError) in
+                    try txn.insert(record)
+                }
+            }
+            #expect(backendSays?.code == .duplicateItem)
+        }
+        #expect(try store.exportRecords() == [existing])
+    }
+
+    @Test("a row whose columns have the wrong types (text for a blob, a number for the secret) is decode, never a crash or a wrong item")
+    func wrongColumnTypes() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        for name in ["a", "b", "c"] { try store.add(NewItem(.genericPassword, generic("svc", name), data: Data(name.utf8))) }
+        let raw = RawDB(s.db)
+        #expect(raw.exec("UPDATE items SET blob = 'text' WHERE id = 1") == SQLITE_OK)
+        #expect(raw.exec("UPDATE items SET secret = 42 WHERE id = 2") == SQLITE_OK)
+        for name in ["a", "b"] {
+            #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", name) }?.code == .decode, "\(name)")
+        }
+        #expect(try secret(store, "svc", "c") == Data("c".utf8))
+    }
+}
