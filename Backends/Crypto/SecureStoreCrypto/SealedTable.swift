@@ -354,7 +354,23 @@ package struct SealedTable<Executor: SealedTableExecutor> {
 
     /// The records `filter` may match (a superset), in insertion order.
     package func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-        try rows(plan(filter)).map(\.record)
+        let statements = plan(filter)
+        guard statements.count == 1 else { return try rows(statements).map(\.record) }
+        // One statement (every find but one of more than 500 keys): its rows are in id order already.
+        var found: [ItemRecord] = []
+        try executor.forEachRecordRow(statements[0].sql, statements[0].parameters) { (row) throws(SecureStoreError) in
+            found.append(try decode(row))
+        }
+        try noted(found)
+        return found
+    }
+
+    /// After a find: the key epoch check of an empty answer (unless done), and the secrets to remember.
+    private func noted(_ found: [ItemRecord]) throws(SecureStoreError) {
+        if found.isEmpty, !epochChecked { try requireSameEpoch() }
+        if let foundSecrets {
+            for record in found { foundSecrets.byRef.updateValue(record.data, forKey: record.persistentRef) }
+        }
     }
 
     /// Every record with its row id, in insertion order (for a rekey).
@@ -371,10 +387,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
                 found.append((row.id, try decode(row)))
             }
         }
-        if found.isEmpty, !epochChecked { try requireSameEpoch() }
-        if let foundSecrets {
-            for (_, record) in found { foundSecrets.byRef.updateValue(record.data, forKey: record.persistentRef) }
-        }
+        try noted(found.map(\.record))
         // Each statement returns its rows by id; several statements' rows are put in id order once.
         if statements.count > 1 { found.sort { $0.id < $1.id } }
         return found

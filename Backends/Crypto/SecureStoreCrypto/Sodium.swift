@@ -70,11 +70,22 @@ package enum Sodium {
 
     /// A keyed BLAKE2b-256 of `domain` + `bytes`: a blind index that reveals nothing without the key.
     package static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: indexBytes)
-        var input = [domain] + bytes
-        defer { zero(&input) }
-        crypto_generichash(&out, indexBytes, input, UInt64(input.count), key.pointer, keyBytes)
-        return out
+        // The domain byte and the bytes fed in turn (no concatenated copy), in a keyed state on the stack
+        // (64-byte aligned, as libsodium declares it), zeroed after.
+        withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { raw in
+            guard let base = raw.baseAddress else { return [] }   // never: the allocation is 384+ bytes
+            let state = OpaquePointer(base)
+            defer { sodium_memzero(base, raw.count) }
+            crypto_generichash_init(state, key.pointer, keyBytes, indexBytes)
+            var domain = domain
+            crypto_generichash_update(state, &domain, 1)
+            bytes.withUnsafeBufferPointer { _ = crypto_generichash_update(state, $0.baseAddress, UInt64($0.count)) }
+            return [UInt8](unsafeUninitializedCapacity: indexBytes) { buffer, count in
+                guard let out = buffer.baseAddress else { return }   // never: capacity 32
+                crypto_generichash_final(state, out, indexBytes)
+                count = indexBytes
+            }
+        }
     }
 
     /// An unkeyed BLAKE2b hash of `bytes`, `count` bytes long (16…64): names and bindings, never secrets alone.
