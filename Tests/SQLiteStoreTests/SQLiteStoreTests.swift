@@ -153,6 +153,7 @@ struct SQLiteStoreTests {
         let again = try SQLiteStore(path: db, key: .keyFile(key))
         try expectContents(again, "reopened")
         #expect(try secret(again, "fixture.service", "dave") == Data("d".utf8))
+        try expectTamperEvident(db, key: Data(1...32), "schema \(version) upgraded")
     }
 
     @Test("the UNIQUE indexes back the core up: a row with a taken key is a duplicate, the same error the core gives")

@@ -53,16 +53,21 @@ package enum RecordCodec {
     /// The record in `bytes`, or nil when they are not a well-formed encoding. `secret` is the secret stored
     /// apart from a format 3 record (nil: none); formats 1 and 2 hold theirs, so `secret` must be nil for them.
     package static func decode(_ bytes: [UInt8], secret: [UInt8]? = nil) -> ItemRecord? {
+        decode(bytes, secretData: secret.map { Data($0) })
+    }
+
+    /// ``decode(_:secret:)`` with the secret already in the `Data` the record will hold.
+    package static func decode(_ bytes: [UInt8], secretData secret: Data?) -> ItemRecord? {
         var r = Reader(bytes: bytes)
         guard let v = r.byte(), v == version || v == version2 || v == version1,
-              let cls = r.chunk().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
-              let ref = r.chunk()
+              let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
+              let ref = r.slice()
         else { return nil }
-        let data: [UInt8]?
+        let data: Data?
         if v != version, secret != nil { return nil }
         if v == version1 {
-            guard let d = r.chunk() else { return nil }
-            data = d
+            guard let d = r.slice() else { return nil }
+            data = Data(d)
         } else {
             switch (r.byte(), v == version) {
             case (0, true), (0, false):
@@ -72,8 +77,8 @@ package enum RecordCodec {
                 guard let secret else { return nil }
                 data = secret
             case (1, false):
-                guard let d = r.chunk() else { return nil }
-                data = d
+                guard let d = r.slice() else { return nil }
+                data = Data(d)
             default: return nil
             }
         }
@@ -90,10 +95,10 @@ package enum RecordCodec {
             let value: AttributeValue
             switch tag {
             case 1:
-                guard let b = r.slice(), let s = String(validating: b, as: UTF8.self) else { return nil }
+                guard let b = r.slice(), let s = utf8(b) else { return nil }
                 value = .string(s)
             case 2:
-                guard let b = r.chunk() else { return nil }
+                guard let b = r.slice() else { return nil }
                 value = .data(Data(b))
             case 3:
                 guard let n = r.u64() else { return nil }
@@ -112,13 +117,19 @@ package enum RecordCodec {
         }
         guard r.atEnd else { return nil }
         return ItemRecord(persistentRef: PersistentRef(data: Data(ref)), itemClass: cls, attributes: attributes,
-                          data: data.map { Data($0) })
+                          data: data)
     }
 
     /// Valid UTF-8 as a string, else nil (the standard library's validation: much cheaper than Foundation's
     /// `String(bytes:encoding:)` on every attribute of every record read).
-    private static func utf8(_ bytes: [UInt8]) -> String? {
-        String(validating: bytes, as: UTF8.self)
+    /// ASCII (the usual service, account and label) is taken as it is; anything else is validated.
+    private static func utf8(_ bytes: ArraySlice<UInt8>) -> String? {
+        let ascii = bytes.withUnsafeBytes { raw in
+            var any: UInt8 = 0
+            for byte in raw { any |= byte }
+            return any < 0x80
+        }
+        return ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 
     private static func appendU32(_ out: inout [UInt8], _ n: UInt32) {
@@ -160,10 +171,6 @@ package enum RecordCodec {
             for i in 0..<8 { n = n << 8 | UInt64(bytes[at + i]) }
             at += 8
             return n
-        }
-
-        mutating func chunk() -> [UInt8]? {
-            slice().map { Array($0) }
         }
 
         /// A length-prefixed chunk without copying it.

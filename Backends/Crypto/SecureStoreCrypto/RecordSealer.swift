@@ -201,6 +201,12 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     package func seal(_ record: ItemRecord) -> SealedRecord {
+        seal(record, sealingSecret: true)
+    }
+
+    /// - Parameter sealingSecret: false when the stored sealed secret stays as it is (its `secret` is then nil
+    ///   and must not be written).
+    package func seal(_ record: ItemRecord, sealingSecret: Bool) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
         let ref = refIndex(record.persistentRef)
         let ukey = uniqueKeyIndex(record.uniqueKey)
@@ -210,7 +216,22 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: attributeIndex(.service, record.attributes[.service]),
                             acct: attributeIndex(.account, record.attributes[.account]), blob: blob,
-                            secret: record.data.map { sealSecret($0, ref: ref) })
+                            secret: sealingSecret ? record.data.map { sealSecret($0, ref: ref) } : nil)
+    }
+
+    /// Test hook: the row a schema 1 or 2 store held for `record` (record format 2, the secret inside the
+    /// blob, no `secret` column), so tests can build old stores of any size to upgrade.
+    package func sealFormat2ForTesting(_ record: ItemRecord) -> SealedRecord {
+        let cls = Self.classNumber(record.itemClass)
+        let ref = refIndex(record.persistentRef)
+        let ukey = uniqueKeyIndex(record.uniqueKey)
+        var plain = RecordCodec.encodeWithSecret(record)
+        defer { Sodium.zero(&plain) }
+        return SealedRecord(cls: cls, ref: ref, ukey: ukey,
+                            svc: attributeIndex(.service, record.attributes[.service]),
+                            acct: attributeIndex(.account, record.attributes[.account]),
+                            blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
+                            secret: nil)
     }
 
     /// The sealed form of a secret stored apart, bound to the row whose reference index is `ref`.
@@ -218,6 +239,70 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         var plain = Array(data)
         defer { Sodium.zero(&plain) }
         return Sodium.seal(plain, ad: Self.secretAssociatedData(ref: ref), key: encryption)
+    }
+
+    /// The record in one stored row read in place (the statement's column memory): the same checks as
+    /// ``open(cls:ref:ukey:blob:secret:id:)``, with no copy of a column, the associated data built on the
+    /// stack, the record's plaintext in one buffer (zeroed after decoding) and the secret opened straight
+    /// into the `Data` the record holds.
+    package func open(_ row: RowColumns) throws(SecureStoreError) -> ItemRecord {
+        let plainCount = row.blob.count - Sodium.nonceBytes - Sodium.tagBytes
+        guard plainCount >= 0 else { throw Self.undecryptable(row.id) }
+        var opened = true
+        var plain = [UInt8](unsafeUninitializedCapacity: plainCount) { buffer, count in
+            count = plainCount
+            opened = Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: row.cls),
+                                             row.ref, row.ukey) { ad in
+                Sodium.open(row.blob, ad: ad, key: encryption, into: UnsafeMutableRawBufferPointer(buffer))
+            }
+            if !opened { buffer.initialize(repeating: 0) }
+        }
+        defer { Sodium.zero(&plain) }
+        guard opened else { throw Self.undecryptable(row.id) }
+        var secret: Data? = nil
+        if let sealed = row.secret {
+            let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
+            var data = Data(count: max(count, 0))
+            let ok = count >= 0 && data.withUnsafeMutableBytes { out in
+                Self.withAssociatedData(prefix: Self.secretADPrefix, cls: nil, row.ref, nil) { ad in
+                    Sodium.open(sealed, ad: ad, key: encryption, into: out)
+                }
+            }
+            guard ok else {
+                throw SecureStoreError(.decode,
+                    "The secret of stored item #\(row.id) cannot be decrypted: the data was altered or corrupted.")
+            }
+            secret = data
+        }
+        guard let record = RecordCodec.decode(plain, secretData: secret), Self.classNumber(record.itemClass) == row.cls
+        else {
+            throw SecureStoreError(.decode, "Stored item #\(row.id) cannot be decoded: the data was altered or corrupted.")
+        }
+        return record
+    }
+
+    private static func undecryptable(_ id: Int64) -> SecureStoreError {
+        SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
+    }
+
+    /// Calls `body` with `prefix ‖ cls ‖ first ‖ second` in stack memory: the associated data of a row
+    /// (``associatedData(cls:ref:ukey:)``) or of a secret (``secretAssociatedData(ref:)``).
+    private static func withAssociatedData(prefix: [UInt8], cls: UInt8?, _ first: UnsafeRawBufferPointer,
+                                           _ second: UnsafeRawBufferPointer?,
+                                           _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        let count = prefix.count + (cls == nil ? 0 : 1) + first.count + (second?.count ?? 0)
+        return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { ad in
+            var at = 0
+            func append(_ bytes: UnsafeRawBufferPointer) {
+                if bytes.count > 0 { UnsafeMutableRawBufferPointer(rebasing: ad[at..<at + bytes.count]).copyMemory(from: bytes) }
+                at += bytes.count
+            }
+            prefix.withUnsafeBytes(append)
+            if let cls { ad[at] = cls; at += 1 }
+            append(first)
+            if let second { append(second) }
+            return body(UnsafeRawBufferPointer(ad))
+        }
     }
 
     /// The record in one stored row (`id` only names it in errors); `decode` when it was altered, moved to

@@ -1,4 +1,5 @@
 public import SecureStore
+import Foundation
 
 /// A value bound to a statement or read from a row of a sealed table.
 package enum TableValue: Sendable, Hashable {
@@ -20,11 +21,75 @@ package protocol SealedTableExecutor {
     /// it and send it with its next statement or with COMMIT, in one round trip; its failure then surfaces
     /// there, and the transaction rolls back as for any failure.
     func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError)
+    /// Calls `body` with each `id, cls, ref, ukey, blob, secret` row `sql` returns, in order.
+    func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                          _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError)
 }
 
 extension SealedTableExecutor {
     package func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
         try run(sql, parameters)
+    }
+
+    /// Calls `body` with each `id, cls, ref, ukey, blob, secret` row of `sql`, in order. This default goes
+    /// through ``rows(_:_:)``; an executor that can lend its driver's column memory (SQLite) does so instead,
+    /// so a lookup copies no column and builds no row arrays.
+    package func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                                  _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        for row in try rows(sql, parameters) { try RowColumns.with(row, body) }
+    }
+}
+
+/// The columns `id, cls, ref, ukey, blob, secret` of one stored row, read in place: the buffers are the
+/// driver's (or an array's) memory and are valid only during the call that lends them.
+package struct RowColumns {
+    package let id: Int64
+    package let cls: Int64
+    package let ref: UnsafeRawBufferPointer
+    package let ukey: UnsafeRawBufferPointer
+    package let blob: UnsafeRawBufferPointer
+    /// nil: the column is NULL (no secret, or a row of an older schema).
+    package let secret: UnsafeRawBufferPointer?
+
+    package init(id: Int64, cls: Int64, ref: UnsafeRawBufferPointer, ukey: UnsafeRawBufferPointer,
+                 blob: UnsafeRawBufferPointer, secret: UnsafeRawBufferPointer?) {
+        (self.id, self.cls, self.ref, self.ukey, self.blob, self.secret) = (id, cls, ref, ukey, blob, secret)
+    }
+
+    /// Lends the columns of a row given as values; `decode` when it does not have the shape of a stored row.
+    static func with(_ row: [TableValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
+        throws(SecureStoreError) {
+        guard row.count == 6, case .integer(let id) = row[0], case .integer(let cls) = row[1],
+              case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
+        else { throw damagedRow }
+        let secret: [UInt8]?
+        switch row[5] {
+        case .null: secret = nil
+        case .blob(let b): secret = b
+        default: throw damagedSecret(id)
+        }
+        let outcome: Result<Void, SecureStoreError> = ref.withUnsafeBytes { ref in
+            ukey.withUnsafeBytes { ukey in
+                blob.withUnsafeBytes { blob in
+                    func call(_ secret: UnsafeRawBufferPointer?) -> Result<Void, SecureStoreError> {
+                        Result { () throws(SecureStoreError) in
+                            try body(RowColumns(id: id, cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret))
+                        }
+                    }
+                    guard let secret else { return call(nil) }
+                    return secret.withUnsafeBytes { call($0) }
+                }
+            }
+        }
+        try outcome.get()
+    }
+
+    package static var damagedRow: SecureStoreError {
+        SecureStoreError(.decode, "A stored item has a damaged row: the store was altered or corrupted.")
+    }
+
+    package static func damagedSecret(_ id: Int64) -> SecureStoreError {
+        SecureStoreError(.decode, "Stored item #\(id) has a damaged secret: the store was altered.")
     }
 }
 
@@ -48,6 +113,9 @@ package final class SealedTableLayout: Sendable {
     package let insert: String
     let updateBlob: String
     let updateAll: String
+    /// The same two updates leaving the sealed secret as it is (an attribute-only change).
+    let updateRecordOnly: String
+    let updateAllButSecret: String
     let selectIndexes: String
     let deleteByRef: String
     let deleteByClass: String
@@ -97,6 +165,9 @@ package final class SealedTableLayout: Sendable {
         insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret) VALUES (\(scopeParameter)"
             + (1...7).map(p).joined(separator: ", ") + ")"
         updateBlob = "UPDATE \(items) SET blob = \(p(1)), secret = \(p(2))" + whereClause(["ref = \(p(3))"])
+        updateRecordOnly = "UPDATE \(items) SET blob = \(p(1))" + whereClause(["ref = \(p(2))"])
+        updateAllButSecret = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), "
+            + "blob = \(p(5))" + whereClause(["ref = \(p(6))"])
         updateAll = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
             + "secret = \(p(6))" + whereClause(["ref = \(p(7))"])
         selectIndexes = "SELECT cls, ukey, svc, acct FROM \(items)" + whereClause(["ref = \(p(1))"])
@@ -212,14 +283,37 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     /// finds nothing, or a row the key cannot open, checks it: after a rekey by someone else the answer is
     /// `authFailed`, not "not found" or "damaged".
     package let epochChecked: Bool
+    /// The secrets of the records this transaction found, by reference, when the table keeps them (a writing
+    /// SQLite transaction): a replace whose secret is the one found leaves the sealed secret as it is, so an
+    /// attribute-only update re-seals and writes only the record.
+    private let foundSecrets: FoundSecrets?
 
+    /// - Parameter keepingUnchangedSecrets: remember the secrets `find` returns, and leave a secret that a
+    ///   `replace` does not change as it is stored (only for a layout that names changed columns only).
     package init(layout: SealedTableLayout, executor: Executor, sealer: RecordSealer, epoch: [UInt8],
-                 epochChecked: Bool) {
+                 epochChecked: Bool, keepingUnchangedSecrets: Bool = false) {
         self.layout = layout
         self.executor = executor
         self.sealer = sealer
         self.epoch = epoch
         self.epochChecked = epochChecked
+        foundSecrets = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundSecrets() : nil
+    }
+
+    /// What the table holds now for the references this transaction found or wrote (kept current by every
+    /// write, so a second replace of one item in a transaction compares with the first one's secret).
+    private final class FoundSecrets {
+        var byRef: [PersistentRef: Data?] = [:]
+
+        /// Whether `data` is the secret found for `ref` (compared in constant time for equal lengths).
+        func unchanged(_ ref: PersistentRef, _ data: Data?) -> Bool {
+            guard let found = byRef[ref] else { return false }
+            switch (found, data) {
+            case (nil, nil): return true
+            case (let a?, let b?): return a.count == b.count && Sodium.equal(a, b)
+            default: return false
+            }
+        }
     }
 
     /// Fails with `authFailed` unless the stored key epoch is still `epoch`.
@@ -260,7 +354,23 @@ package struct SealedTable<Executor: SealedTableExecutor> {
 
     /// The records `filter` may match (a superset), in insertion order.
     package func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-        try rows(plan(filter)).map(\.record)
+        let statements = plan(filter)
+        guard statements.count == 1 else { return try rows(statements).map(\.record) }
+        // One statement (every find but one of more than 500 keys): its rows are in id order already.
+        var found: [ItemRecord] = []
+        try executor.forEachRecordRow(statements[0].sql, statements[0].parameters) { (row) throws(SecureStoreError) in
+            found.append(try decode(row))
+        }
+        try noted(found)
+        return found
+    }
+
+    /// After a find: the key epoch check of an empty answer (unless done), and the secrets to remember.
+    private func noted(_ found: [ItemRecord]) throws(SecureStoreError) {
+        if found.isEmpty, !epochChecked { try requireSameEpoch() }
+        if let foundSecrets {
+            for record in found { foundSecrets.byRef.updateValue(record.data, forKey: record.persistentRef) }
+        }
     }
 
     /// Every record with its row id, in insertion order (for a rekey).
@@ -273,31 +383,20 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     {
         var found: [(id: Int64, record: ItemRecord)] = []
         for statement in statements {
-            let rows = try executor.rows(statement.sql, statement.parameters)
-            found.reserveCapacity(found.count + rows.count)
-            for row in rows { found.append(try decode(row)) }
+            try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
+                found.append((row.id, try decode(row)))
+            }
         }
-        if found.isEmpty, !epochChecked { try requireSameEpoch() }
+        try noted(found.map(\.record))
         // Each statement returns its rows by id; several statements' rows are put in id order once.
         if statements.count > 1 { found.sort { $0.id < $1.id } }
         return found
     }
 
     /// Opens one `id, cls, ref, ukey, blob, secret` row.
-    private func decode(_ row: [TableValue]) throws(SecureStoreError) -> (id: Int64, record: ItemRecord) {
-        guard row.count == 6, case .integer(let id) = row[0], case .integer(let cls) = row[1],
-              case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
-        else {
-            throw SecureStoreError(.decode, "A stored item has a damaged row: the store was altered or corrupted.")
-        }
-        let secret: [UInt8]?
-        switch row[5] {
-        case .null: secret = nil
-        case .blob(let b): secret = b
-        default: throw SecureStoreError(.decode, "Stored item #\(id) has a damaged secret: the store was altered.")
-        }
+    private func decode(_ row: RowColumns) throws(SecureStoreError) -> ItemRecord {
         do throws(SecureStoreError) {
-            return (id, try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret, id: id))
+            return try sealer.open(row)
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
             if !epochChecked { try requireSameEpoch() }
@@ -311,20 +410,29 @@ package struct SealedTable<Executor: SealedTableExecutor> {
         let row = sealer.seal(record)
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row)]))
+        foundSecrets?.byRef.updateValue(record.data, forKey: record.persistentRef)
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays).
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        let row = sealer.seal(record)
+        let keepSecret = foundSecrets?.unchanged(record.persistentRef, record.data) ?? false
+        let row = sealer.seal(record, sealingSecret: !keepSecret)
         let changed: Int
         if layout.updatesOnlyChangedIndexes {
             let current = try executor.rows(layout.selectIndexes, layout.bind([.blob(row.ref)]))
             guard current.count == 1, current[0].count == 4 else { throw Self.vanished }
             let old = current[0]
-            if old[0] == .integer(row.cls), old[1] == .blob(row.ukey), old[2] == .blob(row.svc),
-               old[3] == .blob(row.acct) {
+            let sameIndexes = old[0] == .integer(row.cls) && old[1] == .blob(row.ukey) && old[2] == .blob(row.svc)
+                && old[3] == .blob(row.acct)
+            switch (sameIndexes, keepSecret) {
+            case (true, true):
+                changed = try executor.run(layout.updateRecordOnly, layout.bind([.blob(row.blob), .blob(row.ref)]))
+            case (true, false):
                 changed = try executor.run(layout.updateBlob, layout.bind([.blob(row.blob), Self.secret(row), .blob(row.ref)]))
-            } else {
+            case (false, true):
+                changed = try executor.run(layout.updateAllButSecret, layout.bind([
+                    .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)]))
+            case (false, false):
                 changed = try executor.run(layout.updateAll, layout.bind([
                     .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row),
                     .blob(row.ref)]))
@@ -335,6 +443,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
                 .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
+        foundSecrets?.byRef.updateValue(record.data, forKey: record.persistentRef)
     }
 
     private static func secret(_ row: SealedRecord) -> TableValue {
@@ -346,10 +455,14 @@ package struct SealedTable<Executor: SealedTableExecutor> {
     }
 
     package func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
-        for ref in refs { try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))])) }
+        for ref in refs {
+            try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))]))
+            foundSecrets?.byRef.removeValue(forKey: ref)
+        }
     }
 
     package func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
+        foundSecrets?.byRef.removeAll()
         // Every class: one statement without a class condition (SQLite truncates the table and its indexes).
         if classes == Set(ItemClass.allCases) { return try executor.run(layout.deleteEverything, layout.bind([])) }
         var removed = 0

@@ -70,11 +70,22 @@ package enum Sodium {
 
     /// A keyed BLAKE2b-256 of `domain` + `bytes`: a blind index that reveals nothing without the key.
     package static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: indexBytes)
-        var input = [domain] + bytes
-        defer { zero(&input) }
-        crypto_generichash(&out, indexBytes, input, UInt64(input.count), key.pointer, keyBytes)
-        return out
+        // The domain byte and the bytes fed in turn (no concatenated copy), in a keyed state on the stack
+        // (64-byte aligned, as libsodium declares it), zeroed after.
+        withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { raw in
+            guard let base = raw.baseAddress else { return [] }   // never: the allocation is 384+ bytes
+            let state = OpaquePointer(base)
+            defer { sodium_memzero(base, raw.count) }
+            crypto_generichash_init(state, key.pointer, keyBytes, indexBytes)
+            var domain = domain
+            crypto_generichash_update(state, &domain, 1)
+            bytes.withUnsafeBufferPointer { _ = crypto_generichash_update(state, $0.baseAddress, UInt64($0.count)) }
+            return [UInt8](unsafeUninitializedCapacity: indexBytes) { buffer, count in
+                guard let out = buffer.baseAddress else { return }   // never: capacity 32
+                crypto_generichash_final(state, out, indexBytes)
+                count = indexBytes
+            }
+        }
     }
 
     /// An unkeyed BLAKE2b hash of `bytes`, `count` bytes long (16…64): names and bindings, never secrets alone.
@@ -82,6 +93,17 @@ package enum Sodium {
         var out = [UInt8](repeating: 0, count: count)
         crypto_generichash(&out, count, bytes, UInt64(bytes.count), nil, 0)
         return out
+    }
+
+    /// Whether `a` and `b` (of equal length) are equal, in constant time.
+    static func equal(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                guard let p = x.baseAddress, let q = y.baseAddress else { return x.isEmpty && y.isEmpty }
+                return sodium_memcmp(p, q, x.count) == 0
+            }
+        }
     }
 
     /// Whether `count` bytes at `a` and `b` are equal, in constant time.
@@ -113,6 +135,29 @@ package enum Sodium {
         }
         guard rc == 0 else { return nil }
         return out
+    }
+
+    /// Opens `sealed` (nonce ‖ ciphertext ‖ tag, read in place, such as a database column's memory) into `out`,
+    /// which holds exactly `sealed.count - nonceBytes - tagBytes` bytes; false when it was not sealed with `key`
+    /// and `ad` (or was altered), and `out` is then left unwritten (the tag is checked before decrypting).
+    package static func open(_ sealed: UnsafeRawBufferPointer, ad: UnsafeRawBufferPointer, key: SecretKey,
+                             into out: UnsafeMutableRawBufferPointer) -> Bool {
+        guard sealed.count >= nonceBytes + tagBytes, out.count == sealed.count - nonceBytes - tagBytes,
+              let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        else { return false }
+        var spare: UInt8 = 0   // a 0-byte plaintext still needs somewhere to point
+        return withUnsafeMutablePointer(to: &spare) { spare in
+            let target = out.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? spare
+            var written: UInt64 = 0
+            return crypto_aead_xchacha20poly1305_ietf_decrypt(
+                target, &written, nil, base + nonceBytes, UInt64(sealed.count - nonceBytes),
+                ad.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad.count), base, key.pointer) == 0
+        }
+    }
+
+    /// Zeroes `bytes` (plaintext in a temporary buffer).
+    package static func zero(_ bytes: UnsafeMutableRawBufferPointer) {
+        if let base = bytes.baseAddress { sodium_memzero(base, bytes.count) }
     }
 }
 

@@ -146,7 +146,7 @@ public final class SQLiteBackend: StorageBackend {
             try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
                 var txn = SealedTransaction(SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
                                                         sealer: connection.sealer, epoch: connection.epoch,
-                                                        epochChecked: writing))
+                                                        epochChecked: writing, keepingUnchangedSecrets: writing))
                 return try body(&txn)
             }
         }
@@ -219,6 +219,11 @@ struct SQLiteExecutor: SealedTableExecutor {
     func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {
         try db.query(sql, parameters)
         return db.changes
+    }
+
+    func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                          _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        try db.forEachRecordRow(sql, parameters, body)
     }
 }
 

@@ -81,17 +81,7 @@ final class SQLiteConnection {
             sqlite3_reset(stmt)
             sqlite3_clear_bindings(stmt)
         }
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(stmt, index)
-            case .integer(let n): rc = sqlite3_bind_int64(stmt, index, n)
-            case .blob(let bytes): rc = sqlite3_bind_blob(stmt, index, bytes, Int32(bytes.count), csqlite_transient())
-            case .text(let s): rc = sqlite3_bind_text(stmt, index, s, -1, csqlite_transient())
-            }
-            guard rc == SQLITE_OK else { throw SQLiteConnection.error(rc, db, context: "bind a value") }
-        }
+        try bind(stmt, values)
         var rows: [[SQLValue]] = []
         while true {
             let rc = sqlite3_step(stmt)
@@ -121,6 +111,56 @@ final class SQLiteConnection {
             rows.append(row)
         }
         return rows
+    }
+
+    /// Runs one statement selecting `id, cls, ref, ukey, blob, secret` and calls `body` with each row's
+    /// columns in SQLite's own memory (valid until the next step): no row arrays, no column copies.
+    func forEachRecordRow(_ sql: String, _ values: [SQLValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
+        throws(SecureStoreError) {
+        let stmt = try prepared(sql)
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+        }
+        try bind(stmt, values)
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw SQLiteConnection.error(rc, db, context: Self.verb(sql)) }
+            guard sqlite3_column_count(stmt) == 6, sqlite3_column_type(stmt, 0) == SQLITE_INTEGER,
+                  sqlite3_column_type(stmt, 1) == SQLITE_INTEGER
+            else { throw RowColumns.damagedRow }
+            let id = sqlite3_column_int64(stmt, 0)
+            // Blobs only; a text or number where a blob belongs is damage (SQLite would convert it silently).
+            func blob(_ c: Int32) -> UnsafeRawBufferPointer? {
+                guard sqlite3_column_type(stmt, c) == SQLITE_BLOB else { return nil }
+                let pointer = sqlite3_column_blob(stmt, c)   // before _bytes, as SQLite's documentation asks
+                return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(stmt, c)))
+            }
+            guard let ref = blob(2), let ukey = blob(3), let sealed = blob(4) else { throw RowColumns.damagedRow }
+            let secret: UnsafeRawBufferPointer?
+            switch sqlite3_column_type(stmt, 5) {
+            case SQLITE_NULL: secret = nil
+            case SQLITE_BLOB: secret = blob(5)
+            default: throw RowColumns.damagedSecret(id)
+            }
+            try body(RowColumns(id: id, cls: sqlite3_column_int64(stmt, 1), ref: ref, ukey: ukey, blob: sealed,
+                                secret: secret))
+        }
+    }
+
+    private func bind(_ stmt: OpaquePointer, _ values: [SQLValue]) throws(SecureStoreError) {
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(stmt, index)
+            case .integer(let n): rc = sqlite3_bind_int64(stmt, index, n)
+            case .blob(let bytes): rc = sqlite3_bind_blob(stmt, index, bytes, Int32(bytes.count), csqlite_transient())
+            case .text(let s): rc = sqlite3_bind_text(stmt, index, s, -1, csqlite_transient())
+            }
+            guard rc == SQLITE_OK else { throw SQLiteConnection.error(rc, db, context: "bind a value") }
+        }
     }
 
     /// Rows changed by the last statement.

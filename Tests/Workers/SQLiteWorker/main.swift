@@ -4,6 +4,8 @@
 //   securestore-sqlite-worker loop DB HEXKEY PREFIX               adds PREFIX-0, PREFIX-1, … until killed
 //   securestore-sqlite-worker default                             adds one item to the default store
 //   securestore-sqlite-worker read DB HEXKEY PREFIX FIRST COUNT   reads PREFIX-i back, then tries one add
+//   securestore-sqlite-worker write DB HEXKEY PREFIX              opens the store and adds PREFIX (the first
+//                                                                 write upgrades an old schema); "ok PREFIX"
 //
 // Prints one line per add, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE"; `read` prints
 // "read NAME" (the secret is NAME), "bad NAME" or "err NAME CODE MESSAGE", then "write ok" or
@@ -66,6 +68,20 @@ if args[1] == "read" {
         exit(0)
     } catch {
         say("fatal \(error.code.name) \(error.message)")
+        exit(1)
+    }
+}
+
+if args[1] == "write" {
+    do throws(SecureStoreError) {
+        let store = try SQLiteStore(path: args[2], key: .raw(keyBytes))
+        say("opened")
+        try store.add(NewItem(.genericPassword, [.service: .string("worker"), .account: .string(args[4])],
+                              data: Data(args[4].utf8)), returning: [])
+        say("ok \(args[4])")
+        exit(0)
+    } catch {
+        say("err \(args[4]) \(error.code.name) \(error.message)")
         exit(1)
     }
 }

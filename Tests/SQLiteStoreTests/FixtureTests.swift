@@ -1,0 +1,185 @@
+import Testing
+import Foundation
+import TestSupport
+import SecureStore
+@testable import SecureStoreSQLite
+import CSQLite
+
+@Suite("SQLite committed schema 3 store")
+struct FixtureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    @Test("the committed schema 3 store (every class, one item without a secret) reads as written, takes writes, and stays tamper-evident")
+    func schema3Fixture() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let db = s.path("v3.db"), key = s.path("v3.key")
+        for (from, to) in [("v3.db", db), ("v3.key", key)] {
+            try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(from).path, toPath: to)
+            chmod(to, 0o600)
+        }
+        func expectContents(_ store: SQLiteStore, _ stage: String) throws {
+            let records = try store.exportRecords()
+            let expected: [(ItemClass, String, Data?)] = [
+                (.genericPassword, "alice", Data("secret-alice".utf8)), (.genericPassword, "empty", Data()),
+                (.genericPassword, "bob", nil), (.internetPassword, "carol", Data("pw-carol".utf8)),
+                (.certificate, "cert", Data([0x30, 0x82, 0x01, 0x0A])), (.key, "k", Data(repeating: 0xA5, count: 32)),
+                (.identity, "identity", Data("identity-secret".utf8)),
+            ]
+            #expect(records.count >= expected.count, "\(stage)")
+            for ((cls, name, data), record) in zip(expected, records) {
+                #expect(record.itemClass == cls, "\(stage): \(name)")
+                #expect((record.attributes[.account] ?? record.attributes[.label])?.text == name, "\(stage): order")
+                #expect(record.data == data, "\(stage): the secret of \(name)")
+            }
+            let alice = try store.item(matching: ItemQuery(.genericPassword, generic("fixture.service", "alice"),
+                                                          returning: [.data, .attributes]))
+            #expect(alice?.attributes?[.label] == "Alice's" && alice?.data == Data("secret-alice".utf8), "\(stage)")
+            let carol = try store.item(matching: ItemQuery(.internetPassword, [.server: "example.com", .account: "carol"],
+                                                          returning: [.data, .attributes]))
+            #expect(carol?.attributes?[.port] == .number(8443), "\(stage)")
+        }
+        try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "read-only")
+        do {
+            let store = try SQLiteStore(path: db, key: .keyFile(key))
+            try expectContents(store, "opened for writing")
+            try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
+                             with: ItemChanges([.comment: "written"]))
+            try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
+            try expectContents(store, "after writes")
+        }
+        #expect(RawDB(db).integer("PRAGMA user_version") == 3)
+        try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
+    }
+}
+
+/// Tampering with copies of the (closed) store at `path`: a flipped byte in one item's sealed secret or
+/// record, or a secret or record moved to another row, each break only that item (`decode`); every other
+/// item still reads with its secret.
+func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
+    let originals = try SQLiteStore(path: path, key: .raw(key), readOnly: true).exportRecords()
+    let ids = RawDB(path).rows("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id").count
+    try #require(ids >= 2 && originals.count >= 2, "\(stage): needs two items with a secret")
+    for kind in ["flip a secret byte", "move a secret", "flip a record byte", "move a record"] {
+        let copy = path + ".tampered"
+        for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        if FileManager.default.fileExists(atPath: path + "-wal") {   // a store still open: its log too
+            try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        }
+        defer { for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) } }
+        let raw = RawDB(copy)
+        // The victim is the first item with a secret, the donor the second.
+        let victim = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1")
+        let donor = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1")
+        let column = kind.contains("secret") ? "secret" : "blob"
+        var value = try #require(raw.rows("SELECT \(column) FROM items WHERE id = \(kind.hasPrefix("move") ? donor : victim)").first?.first)
+        if kind.hasPrefix("flip") { value[value.count - 5] ^= 0x40 }
+        var stmt: OpaquePointer?
+        sqlite3_prepare_v2(raw.db, "UPDATE items SET \(column) = ? WHERE id = ?", -1, &stmt, nil)
+        _ = value.withUnsafeBytes { sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+        sqlite3_bind_int64(stmt, 2, victim)
+        #expect(sqlite3_step(stmt) == SQLITE_DONE)
+        sqlite3_finalize(stmt)
+        let store = try SQLiteStore(path: copy, key: .raw(key))
+        // The rows in id order are the records in insertion order: the victim is the record at its position.
+        let position = Int(raw.integer("SELECT count(*) FROM items WHERE id < \(victim)"))
+        for (index, record) in originals.enumerated() {
+            let outcome = Result { () throws(SecureStoreError) in
+                try store.item(matching: .item(record.persistentRef, returning: .data))
+            }
+            if index == position {
+                if case .failure(let error) = outcome {
+                    #expect(error.code == .decode, "\(stage), \(kind): \(error)")
+                } else {
+                    Issue.record("\(stage), \(kind): the tampered item still opened")
+                }
+            } else {
+                #expect((try? outcome.get())??.data == record.data, "\(stage), \(kind): item \(index) intact")
+            }
+        }
+    }
+}
+
+@Suite("SQLite secret column")
+struct SecretColumnTests {
+    @Test("an attribute-only update rewrites the record and leaves the sealed secret as stored; a secret update re-seals the secret")
+    func attributeUpdateKeepsSecret() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "none")))
+        func column(_ name: String, _ id: Int) -> Data? { RawDB(s.db).rows("SELECT \(name) FROM items WHERE id = \(id)").first?.first }
+        let (secret1, blob1) = (column("secret", 1), column("blob", 1))
+        try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.comment: "c"]))
+        #expect(column("secret", 1) == secret1, "the sealed secret is untouched")
+        #expect(column("blob", 1) != blob1)
+        // Also when the change moves the item to another key (its index columns change).
+        try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.account: "b"]))
+        #expect(column("secret", 1) == secret1)
+        #expect(try secret(store, "svc", "b") == Data("one".utf8))
+        // A secret given again (the same bytes) needs no new seal either; a new secret gets one.
+        try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("one".utf8)))
+        #expect(column("secret", 1) == secret1)
+        try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("two".utf8)))
+        #expect(column("secret", 1) != secret1)
+        #expect(try secret(store, "svc", "b") == Data("two".utf8))
+        // An item without a secret keeps none through an attribute update, and gets one when given.
+        try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges([.comment: "c"]))
+        #expect(RawDB(s.db).integer("SELECT secret IS NULL FROM items WHERE id = 2") == 1)
+        #expect(try secret(store, "svc", "none") == nil)
+        try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges(data: Data()))
+        #expect(try secret(store, "svc", "none") == Data())
+        try expectTamperEvident(s.db, key: key, "after updates")
+    }
+}
+
+@Suite("SQLite backend boundaries")
+struct BackendBoundaryTests {
+    @Test("an insert the UNIQUE indexes refuse (the core's check bypassed) is duplicateItem, as the core says it, and writes nothing")
+    func uniqueViolationInsideInsert() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("1".utf8)))
+        let coreSays = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("2".utf8)))
+        }
+        #expect(coreSays?.code == .duplicateItem)
+        let existing = try #require(try store.exportRecords().first)
+        // The same uniqueness key under a new reference, and the same reference under a new key, straight to
+        // the backend (no core check in front of it).
+        var keyTwin = existing.attributes
+        keyTwin[.label] = "twin"
+        var refTwin = existing.attributes
+        refTwin[.account] = "other"
+        for record in [ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: keyTwin, data: nil),
+                       ItemRecord(persistentRef: existing.persistentRef, itemClass: .genericPassword, attributes: refTwin,
+                                  data: nil)] {
+            let backendSays = failure { () throws(SecureStoreError) in
+                try store.backend.withTransaction(writing: true) { (txn) throws(SecureStoreError) in
+                    try txn.insert(record)
+                }
+            }
+            #expect(backendSays?.code == .duplicateItem)
+        }
+        #expect(try store.exportRecords() == [existing])
+    }
+
+    @Test("a row whose columns have the wrong types (text for a blob, a number for the secret) is decode, never a crash or a wrong item")
+    func wrongColumnTypes() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        for name in ["a", "b", "c"] { try store.add(NewItem(.genericPassword, generic("svc", name), data: Data(name.utf8))) }
+        let raw = RawDB(s.db)
+        #expect(raw.exec("UPDATE items SET blob = 'text' WHERE id = 1") == SQLITE_OK)
+        #expect(raw.exec("UPDATE items SET secret = 42 WHERE id = 2") == SQLITE_OK)
+        for name in ["a", "b"] {
+            #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", name) }?.code == .decode, "\(name)")
+        }
+        #expect(try secret(store, "svc", "c") == Data("c".utf8))
+    }
+}
