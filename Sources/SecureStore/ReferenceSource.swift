@@ -1,7 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 
-/// The random bytes of new persistent references, drawn from the kernel 1 KiB (64 references) at a time.
+/// The random bytes of new persistent references, drawn from the kernel 1 KiB (64 references) at a time,
+/// in four `getentropy` calls.
 ///
 /// A reference must be unique among every process sharing a store (SQLite and PostgreSQL stores are shared
 /// between processes; each process draws its own references), so a process never hands out bytes another
@@ -15,7 +16,7 @@ import Glibc
 /// Bytes are zeroed in the buffer as they are handed out. Where the page cannot be set up, every reference
 /// is one `getentropy` call, as without the buffer.
 enum ReferenceSource {
-    /// Bytes kept per refill: one `getrandom` call.
+    /// Bytes kept per refill.
     static let batch = 1024
     private static let header = 64
 
@@ -55,15 +56,10 @@ enum ReferenceSource {
         var unused = pool.page.load(as: Int.self)
         let bytes = pool.page + header
         if unused < 16 {
-            var filled = 0
-            while filled < batch {
-                let n = getrandom(bytes + filled, batch - filled, 0)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    pool.page.storeBytes(of: 0, as: Int.self)
-                    return entropy()
-                }
-                filled += n
+            // `getentropy` gives at most 256 bytes a call (Glibc's module does not export `getrandom`).
+            for chunk in stride(from: 0, to: batch, by: 256) where getentropy(bytes + chunk, 256) != 0 {
+                pool.page.storeBytes(of: 0, as: Int.self)
+                return entropy()
             }
             unused = batch
         }

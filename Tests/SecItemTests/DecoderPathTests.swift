@@ -84,7 +84,7 @@ struct DecoderPathTests {
     }
 
     /// The bad keys each call can meet (0 add, 1 copy, 2 update's query, 3 delete, 4 update's changes).
-    static let badKeys: [[BadKey]] = {
+    static var badKeys: [[BadKey]] {
         let array: Any = [1, 2] as NSArray
         let common = [
             BadKey(key: "acct", value: array, thrown: true, status: "param"),
@@ -124,7 +124,7 @@ struct DecoderPathTests {
             BadKey(key: "m_Limit", value: "m_LimitAll", thrown: true, status: "noSuchAttribute"),
         ]
         return [add, copy, updateQuery, delete, changes]
-    }()
+    }
 
     /// The status and parameter a call reports for `values`: what it throws, else its deferred refusal.
     static func status(_ values: [String: SecItemValue], as kind: Int) -> (String, String?) {
@@ -150,9 +150,10 @@ struct DecoderPathTests {
             ?? UInt64.random(in: 1...UInt64.max, using: &rng)
         var gen = Fuzz(seed: seed)
         var orders = 0
+        let table = Self.badKeys
         for round in 0..<600 {
             let kind = round % 5
-            let chosen = Self.badKeys[kind].shuffled(using: &gen).prefix(Int.random(in: 2...5, using: &gen))
+            let chosen = table[kind].shuffled(using: &gen).prefix(Int.random(in: 2...5, using: &gen))
             // The expected decision, from the table: the first thrown key in key order, else the first refusal.
             let sortedBad = chosen.sorted { $0.key < $1.key }
             let first = sortedBad.first(where: \.thrown) ?? sortedBad.first!
@@ -174,8 +175,7 @@ struct DecoderPathTests {
                 seen.insert(values.keys.joined(separator: ","))
                 let (status, parameter) = Self.status(values, as: kind)
                 #expect(status == first.status && parameter == first.key,
-                        "seed \(seed) round \(round) call \(kind): \(ordered.map(\.0)) gave \(status) \(parameter ?? "-"), "
-                        + "expected \(first.status) \(first.key)")
+                        "seed \(seed) round \(round) call \(kind): \(ordered.map(\.0)) gave \(status) \(parameter ?? "-"), expected \(first.status) \(first.key)")
             }
             orders += seen.count
         }
