@@ -9,7 +9,8 @@ import Glibc
 /// process may also hand out. The only way two processes can hold the same buffered bytes is `fork`, and a
 /// forked child always finds the buffer empty, by two independent means:
 /// - the buffer lives in a page marked `MADV_WIPEONFORK`: the kernel gives the child that page zeroed, so
-///   its count of unused bytes is 0 (this holds for every kind of fork, `fork()`, `clone` or `syscall`);
+///   its count of unused bytes is 0 (whatever makes the copy: `fork()`, `clone` without `CLONE_VM`, a raw
+///   system call; a `vfork`/`posix_spawn` child shares the memory and runs no Swift code before `exec`);
 /// - a `pthread_atfork` child handler sets the count to 0 as well (for kernels older than Linux 4.14, which
 ///   refuse the advice), and the prepare/parent/child handlers hold the lock across `fork`, so a child never
 ///   inherits it held.
