@@ -111,21 +111,25 @@ public final class InMemoryBackend: StorageBackend {
 
         // MARK: The indexes
 
-        /// An indexed attribute's value: class, attribute and the value's bytes (a string and data with the
-        /// same bytes are equal to the core, so they share a key).
+        /// An indexed attribute's value: class, attribute and a 64-bit hash of the value's bytes (a string and
+        /// data with the same bytes are equal to the core, so they share a key). Values whose hashes collide
+        /// share an entry, which only makes a candidate list longer: the core re-checks every record found.
+        /// Nothing is allocated to make one (a key is made on every add, delete and service query).
         struct ValueKey: Hashable, Sendable {
             let itemClass: ItemClass
             let name: AttributeName
-            let bytes: [UInt8]
+            let digest: Int
 
             init?(_ itemClass: ItemClass, _ name: AttributeName, _ value: AttributeValue?) {
+                var hasher = Hasher()
                 switch value ?? name.defaultValue {
-                case .string(var s)?: bytes = s.withUTF8 { Array($0) }   // one copy of the buffer
-                case .data(let d)?: bytes = d.withUnsafeBytes { Array($0) }
+                case .string(var s)?: s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+                case .data(let d)?: d.withUnsafeBytes { hasher.combine(bytes: $0) }
                 default: return nil   // not text: never indexed, so a query on it scans
                 }
                 self.itemClass = itemClass
                 self.name = name
+                digest = hasher.finalize()
             }
         }
 

@@ -218,8 +218,43 @@ enum SecItemDecoder {
 
     // MARK: Dictionaries
 
+    /// Decides a dictionary with `pass`, in the dictionary's own order first. The status of a dictionary
+    /// with several bad keys is the first in key order, whatever the order its keys were inserted in: when
+    /// any key throws or is refused in the first pass, the same rules run again over the keys sorted, from
+    /// the same starting `deferred`. A well-formed dictionary is read once and never sorted.
+    private static func decided<R>(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?,
+                                   _ pass: (_ sorted: Bool, _ deferred: inout SecureStoreError?) throws(SecureStoreError) -> R)
+        throws(SecureStoreError) -> R {
+        let before = deferred
+        do throws(SecureStoreError) {
+            let result = try pass(false, &deferred)
+            // A refusal is kept only when none came before it, so which one is kept depends on the order.
+            if before != nil || deferred == nil { return result }
+        } catch {}
+        deferred = before
+        return try pass(true, &deferred)
+    }
+
+    /// Calls `step` for every entry of `dict`, in key order when `sorted` (the error order), else in the
+    /// dictionary's own order.
+    private static func forEachEntry(_ dict: [String: SecItemValue], sorted: Bool,
+                                     _ step: (String, SecItemValue) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        if sorted {
+            for (key, raw) in dict.sorted(by: { $0.key < $1.key }) { try step(key, raw) }
+        } else {
+            for (key, raw) in dict { try step(key, raw) }
+        }
+    }
+
     /// A query dictionary for copy, update or delete.
     static func query(_ dict: [String: SecItemValue], call: Call, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
+        try decided(dict, deferred: &deferred) { sorted, deferred throws(SecureStoreError) in
+            try query(dict, call: call, sorted: sorted, deferred: &deferred)
+        }
+    }
+
+    private static func query(_ dict: [String: SecItemValue], call: Call, sorted: Bool,
+                              deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
         var query = ItemQuery(nil)
         query.itemClass = try itemClass(dict, required: dict["v_PersistentRef"] == nil)
         if let control = try accessControl(dict) {
@@ -229,7 +264,7 @@ enum SecItemDecoder {
                 deferred = constraintsError(control, storing: false)
             }
         }
-        for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
+        try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
             if call != .copy, key.hasPrefix("m_"), key != "m_Limit", !keychainChoice.contains(key) {
                 throw .param(key, "\(call == .delete ? "SecItemDelete" : "SecItemUpdate") affects every match; remove \(key).")
             }
@@ -237,7 +272,7 @@ enum SecItemDecoder {
                 throw .param(key, "SecItemUpdate's query may not contain return keys; remove \(key).")
             }
             switch key {
-            case "class", "accc": continue
+            case "class", "accc": return
             case "sync":
                 if isSynchronizableAny(raw) {
                     query.synchronizableAny = true
@@ -276,7 +311,7 @@ enum SecItemDecoder {
                 } else if let refused = refusal(key) {
                     if deferred == nil { deferred = refused }
                 } else if ignored.contains(key) || key.hasPrefix("u_") {
-                    continue
+                    return
                 } else {
                     throw .param(key, "Unknown key \"\(key)\" in the query.")
                 }
@@ -293,6 +328,13 @@ enum SecItemDecoder {
 
     /// An add dictionary: class, attributes, value data, return keys.
     static func newItem(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
+        try decided(dict, deferred: &deferred) { sorted, deferred throws(SecureStoreError) in
+            try newItem(dict, sorted: sorted, deferred: &deferred)
+        }
+    }
+
+    private static func newItem(_ dict: [String: SecItemValue], sorted: Bool,
+                                deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
         guard let cls = try itemClass(dict, required: true) else { throw .param("class", "kSecClass is missing.") }
         var item = NewItem(cls)
         var returning: ReturnOptions = []
@@ -303,15 +345,15 @@ enum SecItemDecoder {
                 deferred = constraintsError(control, storing: true, add: true)
             }
         }
-        for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
+        try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
             switch key {
-            case "class", "accc": continue
+            case "class", "accc": return
             case "v_Data":
                 item.data = try dataValue(raw, key: key, name: "kSecValueData")
             case "sync":
                 // The macOS dialect: kSecAttrSynchronizableAny in an add ("either") leaves the attribute unset,
                 // so the item is not synchronizable, as the macOS file keychain stores it.
-                if isSynchronizableAny(raw) { continue }
+                if isSynchronizableAny(raw) { return }
                 item.attributes[.synchronizable] = .bool(try boolValue(raw, key: key))
             default:
                 if let option = returnKeys[key] {
@@ -323,7 +365,7 @@ enum SecItemDecoder {
                 } else if let refused = refusal(key) {
                     if deferred == nil { deferred = refused }
                 } else if ignored.contains(key) || key.hasPrefix("u_") {
-                    continue
+                    return
                 } else {
                     throw .param(key, "Unknown key \"\(key)\" in the attributes to add.")
                 }
@@ -334,6 +376,13 @@ enum SecItemDecoder {
 
     /// attributesToUpdate: attributes, kSecAttrAccessControl (as its protection class) and/or value data.
     static func changes(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
+        try decided(dict, deferred: &deferred) { sorted, deferred throws(SecureStoreError) in
+            try changes(dict, sorted: sorted, deferred: &deferred)
+        }
+    }
+
+    private static func changes(_ dict: [String: SecItemValue], sorted: Bool,
+                                deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
         var changes = ItemChanges()
         if let control = try accessControl(dict) {
             if control.unsupportedConstraints.isEmpty {
@@ -342,8 +391,8 @@ enum SecItemDecoder {
                 deferred = constraintsError(control, storing: true)
             }
         }
-        for (key, raw) in dict.sorted(by: { $0.key < $1.key }) {
-            if key == "accc" { continue }
+        try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
+            if key == "accc" { return }
             if key == "v_Data" {
                 changes.data = try dataValue(raw, key: key, name: "kSecValueData")
             } else if let name = attributesByCode[key] {

@@ -48,7 +48,7 @@ private func object(_ value: AttributeValue) -> AnyObject {
 /// Foundation objects, so `as? Data`, `as! CFData as Data`, `as? [String: Any]` and `as? NSDictionary` all work.
 private func object(_ item: Item, _ returning: ReturnOptions) -> AnyObject {
     let wanted = returning.intersection([.attributes, .data, .persistentRef])
-    let asked = [ReturnOptions.attributes, .data, .persistentRef].filter { wanted.contains($0) }.count
+    let asked = wanted.rawValue.nonzeroBitCount   // one bit per option
     if asked == 1 {
         if wanted.contains(.data) { return (item.data ?? Data()) as NSData }
         if let p = item.persistentRef { return p.data as NSData }

@@ -72,21 +72,14 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(count)
     }
 
-    /// A fresh random reference: 16 bytes from the system's random source.
+    /// A fresh random reference: 16 bytes from the system's random source, no two alike among the
+    /// processes sharing a store (``ReferenceSource``: drawn 1 KiB at a time, emptied in a forked child).
     public static func random() -> PersistentRef {
-        var words: (UInt64, UInt64) = (0, 0)
         #if canImport(Glibc)
-        // One `getrandom` for the 16 bytes: `SystemRandomNumberGenerator` makes one system call per 8 bytes,
-        // and a call costs ~0.4–0.7 µs on a virtual machine (more than the rest of an in-memory add).
-        let filled = withUnsafeMutableBytes(of: &words) { getentropy($0.baseAddress, $0.count) } == 0
-        #else
-        let filled = false
+        if let words = ReferenceSource.draw() { return PersistentRef(words: words) }
         #endif
-        if !filled {
-            var generator = SystemRandomNumberGenerator()
-            words = (generator.next(), generator.next())
-        }
-        return PersistentRef(words: words)
+        var generator = SystemRandomNumberGenerator()
+        return PersistentRef(words: (generator.next(), generator.next()))
     }
 
     public var description: String { data.map { String(format: "%02x", $0) }.joined() }

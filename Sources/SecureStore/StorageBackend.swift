@@ -11,49 +11,84 @@ public struct UniqueKey: Hashable, Sendable {
     public let bytes: [UInt8]
 
     init(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) {
-        // One allocation: the bytes are appended straight from the values (no per-value arrays), into a
-        // buffer big enough for the usual keys, a block at a time (a byte-wise append costs ~10 instructions a
-        // byte; a key is built for every add and every full-key query).
-        var out: [UInt8] = []
-        out.reserveCapacity(128)
-        Self.appendText(itemClass.rawValue, to: &out)
-        for name in itemClass.uniquenessKey {
-            let value = values(name) ?? name.defaultValue
-            out.append(0x1F)
-            switch value {
-            case .string(let s)?:
-                Self.appendLength(s.utf8.count, to: &out)
-                Self.appendText(s, to: &out)
-            case .data(let d)?:
-                Self.appendLength(d.count, to: &out)
-                d.withUnsafeBytes { out.append(contentsOf: $0) }
-            case .number(let i)?:
-                if name.kind == .numberOrText || name.kind == .textOrNumber {
-                    Self.appendLength(0xFFFF_FFFF, to: &out)
+        // One allocation: the bytes are written straight from the values (no per-value arrays) into a stack
+        // buffer a block at a time, then copied once into the array; a key longer than the buffer continues
+        // in an array. (`Array.append(contentsOf:)` costs ~100 instructions a call, and a key is built for
+        // every add and every full-key query.)
+        bytes = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { stack in
+            var out = Sink(stack: stack)
+            out.append(text: itemClass.rawValue)
+            for name in itemClass.uniquenessKey {
+                let value = values(name) ?? name.defaultValue
+                out.append(byte: 0x1F)
+                switch value {
+                case .string(let s)?:
+                    out.append(length: s.utf8.count)
+                    out.append(text: s)
+                case .data(let d)?:
+                    out.append(length: d.count)
+                    d.withUnsafeBytes { out.append($0) }
+                case .number(let i)?:
+                    if name.kind == .numberOrText || name.kind == .textOrNumber {
+                        out.append(length: 0xFFFF_FFFF)
+                    }
+                    out.append(integer: i)
+                case .bool(let b)?:
+                    out.append(integer: b ? 1 : 0)
+                case .date?, nil:
+                    break
                 }
-                Self.appendInteger(i, to: &out)
-            case .bool(let b)?:
-                Self.appendInteger(b ? 1 : 0, to: &out)
-            case .date?, nil:
-                break
             }
+            return out.bytes
         }
-        bytes = out
     }
 
-    private static func appendText(_ text: String, to out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { out.append(contentsOf: UnsafeRawBufferPointer($0)) }   // copies only a bridged string
-    }
+    /// Where a key's bytes are written: a caller's buffer, then an array once the buffer is full.
+    private struct Sink {
+        let stack: UnsafeMutableRawBufferPointer
+        var count = 0
+        var spilled: [UInt8]?
 
-    /// Four bytes, big-endian.
-    private static func appendLength(_ count: Int, to out: inout [UInt8]) {
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { out.append(contentsOf: $0) }
-    }
+        init(stack: UnsafeMutableRawBufferPointer) { self.stack = stack }
 
-    /// Eight bytes, big-endian.
-    private static func appendInteger(_ i: Int64, to out: inout [UInt8]) {
-        withUnsafeBytes(of: UInt64(bitPattern: i).bigEndian) { out.append(contentsOf: $0) }
+        mutating func append(_ bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            if spilled == nil, bytes.count <= stack.count - count, let base = stack.baseAddress {
+                (base + count).copyMemory(from: source, byteCount: bytes.count)
+                count += bytes.count
+                return
+            }
+            if spilled == nil {
+                var array: [UInt8] = []
+                array.reserveCapacity(2 * stack.count + bytes.count)
+                array.append(contentsOf: UnsafeRawBufferPointer(rebasing: stack[..<count]))
+                spilled = array
+            }
+            spilled!.append(contentsOf: bytes)
+        }
+
+        mutating func append(byte: UInt8) {
+            withUnsafeBytes(of: byte) { append($0) }
+        }
+
+        mutating func append(text: String) {
+            var text = text
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }   // copies only a bridged string
+        }
+
+        /// Four bytes, big-endian.
+        mutating func append(length count: Int) {
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { append($0) }
+        }
+
+        /// Eight bytes, big-endian.
+        mutating func append(integer i: Int64) {
+            withUnsafeBytes(of: UInt64(bitPattern: i).bigEndian) { append($0) }
+        }
+
+        var bytes: [UInt8] {
+            spilled ?? [UInt8](UnsafeRawBufferPointer(rebasing: stack[..<count]))
+        }
     }
 
     public static func == (a: UniqueKey, b: UniqueKey) -> Bool {

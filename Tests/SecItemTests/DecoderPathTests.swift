@@ -73,4 +73,112 @@ struct DecoderPathTests {
             #expect(read == bytes)
         }
     }
+
+    /// A bad key of a generated dictionary: its value, and the status it gives on its own — thrown at once
+    /// (a malformed dictionary) or kept as the call's deferred refusal (a request that cannot be served here).
+    struct BadKey {
+        let key: String
+        let value: Any
+        let thrown: Bool
+        let status: String
+    }
+
+    /// The bad keys each call can meet (0 add, 1 copy, 2 update's query, 3 delete, 4 update's changes).
+    static var badKeys: [[BadKey]] {
+        let array: Any = [1, 2] as NSArray
+        let common = [
+            BadKey(key: "acct", value: array, thrown: true, status: "param"),
+            BadKey(key: "labl", value: 1.5, thrown: true, status: "param"),
+            BadKey(key: "zz_unknown", value: "x", thrown: true, status: "param"),
+        ]
+        let add = common + [
+            BadKey(key: "m_Limit", value: "m_LimitAll", thrown: true, status: "param"),
+            BadKey(key: "v_PersistentRef", value: Data([1]), thrown: true, status: "param"),
+            BadKey(key: "acls", value: "x", thrown: false, status: "unimplemented"),
+            BadKey(key: "tkid", value: "x", thrown: false, status: "unimplemented"),
+            BadKey(key: "u_Keychain", value: "x", thrown: false, status: "noSuchKeychain"),
+            BadKey(key: "m_SearchList", value: "x", thrown: false, status: "noSuchKeychain"),
+        ]
+        let copy = common + [
+            BadKey(key: "m_Limit", value: "bogus", thrown: true, status: "param"),
+            BadKey(key: "r_Data", value: "yes", thrown: true, status: "param"),
+            BadKey(key: "acls", value: "x", thrown: false, status: "unimplemented"),
+            BadKey(key: "m_Policy", value: "x", thrown: false, status: "unimplemented"),
+            BadKey(key: "u_Keychain", value: "x", thrown: false, status: "noSuchKeychain"),
+            BadKey(key: "m_SearchList", value: "x", thrown: false, status: "noSuchKeychain"),
+        ]
+        let delete = common + [
+            BadKey(key: "m_Policy", value: "x", thrown: true, status: "param"),
+            BadKey(key: "m_Limit", value: "m_LimitOne", thrown: true, status: "param"),
+            BadKey(key: "acls", value: "x", thrown: false, status: "unimplemented"),
+            BadKey(key: "tkid", value: "x", thrown: false, status: "unimplemented"),
+            BadKey(key: "u_Keychain", value: "x", thrown: false, status: "noSuchKeychain"),
+        ]
+        let updateQuery = delete + [BadKey(key: "r_Data", value: true, thrown: true, status: "param")]
+        let changes = [
+            BadKey(key: "acct", value: array, thrown: true, status: "param"),
+            BadKey(key: "labl", value: 1.5, thrown: true, status: "param"),
+            BadKey(key: "sync", value: "syna", thrown: true, status: "param"),
+            BadKey(key: "class", value: "genp", thrown: true, status: "noSuchAttribute"),
+            BadKey(key: "zz_unknown", value: "x", thrown: true, status: "noSuchAttribute"),
+            BadKey(key: "m_Limit", value: "m_LimitAll", thrown: true, status: "noSuchAttribute"),
+        ]
+        return [add, copy, updateQuery, delete, changes]
+    }
+
+    /// The status and parameter a call reports for `values`: what it throws, else its deferred refusal.
+    static func status(_ values: [String: SecItemValue], as kind: Int) -> (String, String?) {
+        var deferred: SecureStoreError?
+        do throws(SecureStoreError) {
+            switch kind {
+            case 0: _ = try SecItemDecoder.newItem(values, deferred: &deferred)
+            case 1: _ = try SecItemDecoder.query(values, call: .copy, deferred: &deferred)
+            case 2: _ = try SecItemDecoder.query(values, call: .updateQuery, deferred: &deferred)
+            case 3: _ = try SecItemDecoder.query(values, call: .delete, deferred: &deferred)
+            default: _ = try SecItemDecoder.changes(values, deferred: &deferred)
+            }
+        } catch {
+            return (error.code.name, error.parameter)
+        }
+        return deferred.map { ($0.code.name, $0.parameter) } ?? ("success", nil)
+    }
+
+    @Test("several bad keys: the status is the first bad key's in key order, whatever the insertion order")
+    func badKeysInAnyOrder() throws {
+        var rng = SystemRandomNumberGenerator()
+        let seed = ProcessInfo.processInfo.environment["SECURESTORE_SEED"].flatMap(UInt64.init)
+            ?? UInt64.random(in: 1...UInt64.max, using: &rng)
+        var gen = Fuzz(seed: seed)
+        var orders = 0
+        let table = Self.badKeys
+        for round in 0..<600 {
+            let kind = round % 5
+            let chosen = table[kind].shuffled(using: &gen).prefix(Int.random(in: 2...5, using: &gen))
+            // The expected decision, from the table: the first thrown key in key order, else the first refusal.
+            let sortedBad = chosen.sorted { $0.key < $1.key }
+            let first = sortedBad.first(where: \.thrown) ?? sortedBad.first!
+            var good: [(String, Any)] = kind == 4 ? [("labl", "label")]
+                : [("class", kSecClassGenericPassword as String), ("svce", "service"), ("acct", "account")]
+            good.removeAll { entry in chosen.contains { $0.key == entry.0 } }
+            let entries = good + chosen.map { ($0.key, $0.value) }
+            var seen = Set<String>()
+            for permutation in 0..<6 {
+                // NSDictionary filled in a random order, read into Swift dictionaries of several capacities:
+                // each iterates its keys in its own order.
+                let ordered = permutation == 0 ? entries.sorted { $0.0 < $1.0 }
+                    : permutation == 1 ? entries.sorted { $0.0 > $1.0 } : entries.shuffled(using: &gen)
+                let dict = NSMutableDictionary()
+                for (key, value) in ordered { dict[key as NSString] = value }
+                let read = try SecItemDecoder.dictionary(dict)
+                var values: [String: SecItemValue] = Dictionary(minimumCapacity: [0, 8, 16, 64, 3, 128][permutation])
+                for (key, _) in ordered { values[key] = read[key] }
+                seen.insert(values.keys.joined(separator: ","))
+                let (status, parameter) = Self.status(values, as: kind)
+                #expect(status == first.status && parameter == first.key,
+                        "seed \(seed) round \(round) call \(kind): \(ordered.map(\.0)) gave \(status) \(parameter ?? "-"), expected \(first.status) \(first.key)")
+            }
+            orders += seen.count
+        }
+        #expect(orders > 900, "seed \(seed): the dictionaries were iterated in too few different orders")
+    }
 }

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+import Foundation
+import Testing
+@testable import SecureStore
+
+/// Persistent references are drawn from a per-process buffer; two processes sharing a SQLite or PostgreSQL
+/// store must never draw the same one, so a forked child must never hand out its parent's buffered bytes.
+@Suite("Persistent references: unique across forked processes")
+struct ReferenceSourceTests {
+    /// References drawn by one process, as raw words.
+    struct Words: Hashable { let a: UInt64, b: UInt64 }
+
+    static func drawn(_ count: Int) -> [Words] {
+        (0..<count).map { _ in
+            let r = ReferenceSource.draw() ?? (0, 0)
+            return Words(a: r.0, b: r.1)
+        }
+    }
+
+    /// Forks `children` processes after the parent has part of a batch buffered; each child (and the
+    /// parent, after the forks) draws `perProcess` references, more than a batch, and the children send
+    /// theirs back through a pipe. Bounded: a child that does not answer within 10 s is killed.
+    static func forkedDraws(children: Int, perProcess: Int) throws -> [[Words]] {
+        _ = drawn(3)   // the parent's buffer now holds a partly used batch
+        var all: [[Words]] = []
+        var pids: [pid_t] = []
+        var pipes: [Int32] = []
+        for _ in 0..<children {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
+            let pid = fork()
+            if pid == 0 {
+                // The child: no allocation, only draws, write and _exit.
+                close(fds[0])
+                var words = (UInt64(0), UInt64(0))
+                var ok = true
+                for _ in 0..<perProcess {
+                    words = ReferenceSource.draw() ?? (0, 0)
+                    let n = withUnsafeBytes(of: &words) { write(fds[1], $0.baseAddress, 16) }
+                    if n != 16 { ok = false; break }
+                }
+                _exit(ok ? 0 : 1)
+            }
+            close(fds[1])
+            guard pid > 0 else { close(fds[0]); throw POSIXError(.EAGAIN) }
+            pids.append(pid)
+            pipes.append(fds[0])
+        }
+        all.append(drawn(perProcess))
+        let deadline = Date().addingTimeInterval(10)
+        for (pid, fd) in zip(pids, pipes) {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 1000) > 0 else { continue }
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                bytes += chunk[0..<n]
+            }
+            close(fd)
+            if Date() >= deadline { kill(pid, SIGKILL) }
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            #expect(bytes.count == perProcess * 16, "a child sent \(bytes.count) bytes")
+            all.append(stride(from: 0, to: bytes.count - 15, by: 16).map { i in
+                bytes.withUnsafeBytes { raw in
+                    Words(a: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self),
+                          b: raw.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                }
+            })
+        }
+        return all
+    }
+
+    @Test("forked children and their parent never draw the same reference")
+    func forkedChildrenDrawDistinctReferences() throws {
+        let perProcess = ReferenceSource.batch / 16 * 2 + 5   // across two refills
+        let draws = try Self.forkedDraws(children: 6, perProcess: perProcess)
+        let every = draws.flatMap { $0 }
+        #expect(draws.count == 7)
+        #expect(every.count == 7 * perProcess)
+        #expect(Set(every).count == every.count, "\(every.count - Set(every).count) references were drawn twice")
+        #expect(!every.contains(Words(a: 0, b: 0)))
+    }
+
+    @Test("a process draws distinct references, and public references are 16 bytes")
+    func oneProcessDrawsDistinctReferences() {
+        let words = Self.drawn(10 * ReferenceSource.batch / 16)
+        #expect(Set(words).count == words.count)
+        let refs = (0..<100).map { _ in PersistentRef.random() }
+        #expect(Set(refs).count == 100)
+        #expect(refs.allSatisfy { $0.data.count == 16 })
+    }
+}
+#endif
