@@ -256,6 +256,18 @@ static inline void ss_start(SecretService *s, const char *path, const char *ifac
                            G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, ss_call_finished, call);
 }
 
+/// Service.ReadAlias(alias) → the collection's path ("/" when the alias names none).
+static inline void ss_start_read_alias(SecretService *s, const char *alias, int timeout_ms, SSCall *call) {
+    ss_start(s, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", g_variant_new("(s)", alias),
+             "(o)", timeout_ms, call);
+}
+/// The path of a finished ss_start_read_alias (valid while the call lives).
+static inline const char *ss_call_object_path(SSCall *c) {
+    const char *path = NULL;
+    g_variant_get(c->reply, "(&o)", &path);
+    return path;
+}
+
 /// Properties.Get(Collection.Locked).
 static inline void ss_start_get_locked(SecretService *s, const char *collection, int timeout_ms, SSCall *call) {
     ss_start(s, collection, "org.freedesktop.DBus.Properties", "Get",
