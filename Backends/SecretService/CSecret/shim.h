@@ -18,12 +18,12 @@
 
 #define SS_BUS_NAME "org.freedesktop.secrets"
 
-/// A new, unshared SecretService proxy with an open transfer session, with `timeout_ms` as its default
-/// D-Bus timeout (so libsecret's own calls are bounded too).
-/// `cancellable` lets the caller bound the proxy set-up and OpenSession, which use GDBus's 25 s default.
+/// A new, unshared SecretService proxy, with `timeout_ms` as its default D-Bus timeout (so libsecret's own
+/// calls are bounded too). The transfer session is opened later (ss_start_open_session), so that its key
+/// exchange travels with the first searches. `cancellable` lets the caller bound the proxy set-up, which uses
+/// GDBus's 25 s default.
 static inline SecretService *ss_open(int timeout_ms, GCancellable *cancellable, GError **error) {
-    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_OPEN_SESSION, cancellable,
-                                                error);
+    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_NONE, cancellable, error);
     if (s) g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(s), timeout_ms);
     return s;
 }
@@ -255,6 +255,21 @@ static inline void ss_start(SecretService *s, const char *path, const char *ifac
     g_dbus_connection_call(ss_connection(s), SS_BUS_NAME, path, iface, method, params, G_VARIANT_TYPE(reply_type),
                            G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, ss_call_finished, call);
 }
+
+static void ss_session_opened(GObject *source, GAsyncResult *result, gpointer data) {
+    SSCall *c = (SSCall *)data;
+    if (secret_service_ensure_session_finish((SecretService *)source, result, &c->error)) {
+        c->reply = g_variant_ref_sink(g_variant_new("()"));
+    }
+    c->done = 1;
+}
+/// Opens the transfer session (libsecret's OpenSession with its Diffie-Hellman key exchange, bounded by the
+/// proxy's default timeout). The key pair is made here, before the call is sent; the shared key when the
+/// reply is dispatched.
+static inline void ss_start_open_session(SecretService *s, SSCall *call) {
+    secret_service_ensure_session(s, NULL, ss_session_opened, call);
+}
+static inline int ss_has_session(SecretService *s) { return secret_service_get_session_dbus_path(s) != NULL; }
 
 /// Service.ReadAlias(alias) → the collection's path ("/" when the alias names none).
 static inline void ss_start_read_alias(SecretService *s, const char *alias, int timeout_ms, SSCall *call) {

@@ -7,11 +7,12 @@ internal import CSecret
 /// GError or return code leaves it.
 ///
 /// Calls that do not depend on each other are started together and awaited together (``batch``): the
-/// collection alias is resolved (`ReadAlias`) with the first search, a writing transaction's first search
-/// travels with the collection's `Locked` check, and the attributes of items not in ``AttributeCache``
-/// travel with the bulk `GetSecrets`. Opening makes only the round trips libsecret needs for the proxy and
-/// the transfer session, so a one-shot lookup sends what `secret-tool lookup` sends plus the attribute read
-/// (with `GetSecrets`). Used only under the backend's mutex.
+/// first search travels with the collection alias's `ReadAlias` and the transfer session's `OpenSession`
+/// (whose key exchange the client computes while the daemon searches), a writing transaction's first
+/// search with the collection's `Locked` check, and the attributes of items not in ``AttributeCache`` with
+/// the bulk `GetSecrets`. Opening makes only the round trips libsecret needs for the proxy, so a one-shot
+/// lookup makes one round trip fewer than `secret-tool lookup` (which opens the session before searching).
+/// Used only under the backend's mutex.
 final class Connection: @unchecked Sendable {   // used by one thread at a time (the backend's mutex)
     /// The bound on every D-Bus call.
     static let timeout = SecretServiceBackend.callTimeoutMilliseconds
@@ -74,6 +75,17 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         return collectionPath
     }
     private var aliasStep: String { "reading the collection alias \(collection)" }
+    private static let sessionStep = "opening the transfer session (OpenSession)"
+
+    /// Whether the transfer session is open (it is opened with the first search, or here before a call that
+    /// sends or reads a secret without a search before it).
+    private var hasSession: Bool { ss_has_session(service) != 0 }
+    private func openSession() throws(SecureStoreError) {
+        guard !hasSession else { return }
+        try batch(count: 1, doing: { _ in Self.sessionStep }, start: { (_, call) throws(SecureStoreError) in
+            ss_start_open_session(service, call)
+        }, finish: { _, _ in })
+    }
     private func noteAlias(_ call: UnsafeMutablePointer<SSCall>) {
         let path = ss_call_object_path(call).map { String(cString: $0) } ?? "/"
         resolvedPath = path == "/" ? "/org/freedesktop/secrets/collection/" + collection : path
@@ -235,14 +247,19 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         let aliasCall = resolvedPath == nil ? 1 : 0
         let lockCall = checkingLock ? 1 : 0
         let first = aliasCall + lockCall   // the searches follow the alias and lock calls
-        try batch(count: queries.count + first, doing: { i in
+        let last = first + queries.count   // and the session set-up follows them (its key pair is made when started)
+        let sessionCall = hasSession ? 0 : 1
+        try batch(count: last + sessionCall, doing: { i in
             i < aliasCall ? aliasStep
-                : i < first ? "checking whether collection \(collectionPath) is locked" : "searching items"
+                : i < first ? "checking whether collection \(collectionPath) is locked"
+                : i < last ? "searching items" : Self.sessionStep
         }, start: { (i, call) throws(SecureStoreError) in
             if i < aliasCall {
                 ss_start_read_alias(service, collection, Self.timeout, call)
             } else if i < first {
                 ss_start_get_locked(service, collectionPath, Self.timeout, call)
+            } else if i == last {
+                ss_start_open_session(service, call)
             } else {
                 let t = Self.table(queries[i - first])
                 ss_start_search(service, t, Self.timeout, call)
@@ -250,6 +267,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
             }
         }, finish: { (i, call) throws(SecureStoreError) in
             if i < aliasCall { return noteAlias(call) }   // finished in call order: before the searches are read
+            if i == last { return }
             if i < first {
                 if ss_call_locked(call) == 1 { throw lockedError() }
                 return
@@ -278,6 +296,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         for (i, path) in paths.enumerated() {
             if let known = cache.attributes(of: path, changedSince: changed) { attributes[i] = known } else { missing.append(i) }
         }
+        if secrets { try openSession() }
         let epoch = try watchEpoch()
         var values: [String: Data] = [:]
         let extra = secrets ? 1 : 0
@@ -341,6 +360,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         let value = Self.value(secret)
         defer { ss_table_unref(t); ss_table_unref(properties); ss_value_unref(value) }
         var error: UnsafeMutablePointer<GError>? = nil
+        try openSession()
         let epoch = try watchEpoch()
         let collectionPath = try resolve()
         guard let path = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
@@ -355,6 +375,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
 
     /// Rewrites an item in place, together: attributes always, the label and the secret when given.
     func update(path: String, attributes: [String: String], label: String?, secret: Data?) throws(SecureStoreError) {
+        if secret != nil { try openSession() }
         cache.forget(path)
         var steps: [(String, (UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void)] = []
         steps.append(("setting the attributes of \(path)", { call throws(SecureStoreError) in
