@@ -250,8 +250,34 @@ static inline GError *ss_call_take_error(SSCall *c) {
     return e;
 }
 
+/// Whether `path` is a D-Bus object path ("/" or "/" elements of [A-Za-z0-9_] joined by "/").
+static inline int ss_is_object_path(const char *path) {
+    if (!path || path[0] != '/') return 0;
+    if (path[1] == '\0') return 1;
+    size_t element = 0;
+    for (const char *p = path + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            if (element == 0) return 0;   // empty element, or a trailing "/"
+            if (*p == '\0') return 1;
+            element = 0;
+        } else if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_') {
+            element++;
+        } else {
+            return 0;
+        }
+    }
+}
+
+/// Starts a call whose reply is dispatched to the thread's default context. A path that is not an object
+/// path finishes the call at once with an error (GDBus would refuse it without ever calling back).
 static inline void ss_start(SecretService *s, const char *path, const char *iface, const char *method, GVariant *params,
                             const char *reply_type, int timeout_ms, SSCall *call) {
+    if (!ss_is_object_path(path)) {
+        if (params) g_variant_unref(g_variant_ref_sink(params));
+        g_set_error_literal(&call->error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not a D-Bus object path");
+        call->done = 1;
+        return;
+    }
     g_dbus_connection_call(ss_connection(s), SS_BUS_NAME, path, iface, method, params, G_VARIANT_TYPE(reply_type),
                            G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, ss_call_finished, call);
 }

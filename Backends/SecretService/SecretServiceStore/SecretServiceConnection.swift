@@ -71,7 +71,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         if let resolvedPath { return resolvedPath }
         try batch(count: 1, doing: { _ in self.aliasStep }, start: { (_, call) throws(SecureStoreError) in
             ss_start_read_alias(service, collection, Self.timeout, call)
-        }, finish: { (_, call) throws(SecureStoreError) in self.noteAlias(call) })
+        }, finish: { (_, call) throws(SecureStoreError) in try self.noteAlias(call) })
         return collectionPath
     }
     private var aliasStep: String { "reading the collection alias \(collection)" }
@@ -86,9 +86,20 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
             ss_start_open_session(service, call)
         }, finish: { _, _ in })
     }
-    private func noteAlias(_ call: UnsafeMutablePointer<SSCall>) {
+    private func noteAlias(_ call: UnsafeMutablePointer<SSCall>) throws(SecureStoreError) {
         let path = ss_call_object_path(call).map { String(cString: $0) } ?? "/"
-        resolvedPath = path == "/" ? "/org/freedesktop/secrets/collection/" + collection : path
+        guard path == "/" else {
+            resolvedPath = path
+            return
+        }
+        let named = "/org/freedesktop/secrets/collection/" + collection
+        // A name that cannot be an object path element names no collection (and no call may be sent to it).
+        guard ss_is_object_path(named) != 0 else {
+            broken = true   // the next transaction asks again (an alias may have been made since)
+            throw SecureStoreError(.notAvailable, "Secret Service not available: no alias or collection is named "
+                + "\(collection) (a collection's name has only letters, digits and _); \(Self.hint).")
+        }
+        resolvedPath = named
     }
 
     /// What a user can do when no Secret Service answers.
@@ -266,7 +277,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 ss_table_unref(t)
             }
         }, finish: { (i, call) throws(SecureStoreError) in
-            if i < aliasCall { return noteAlias(call) }   // finished in call order: before the searches are read
+            if i < aliasCall { return try noteAlias(call) }   // finished in call order: before the searches are read
             if i == last { return }
             if i < first {
                 if ss_call_locked(call) == 1 { throw lockedError() }
