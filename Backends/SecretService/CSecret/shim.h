@@ -19,11 +19,13 @@
 #define SS_BUS_NAME "org.freedesktop.secrets"
 
 /// A new, unshared SecretService proxy, with `timeout_ms` as its default D-Bus timeout (so libsecret's own
-/// calls are bounded too). The transfer session is opened later (ss_start_open_session), so that its key
-/// exchange travels with the first searches. `cancellable` lets the caller bound the proxy set-up, which uses
-/// GDBus's 25 s default.
-static inline SecretService *ss_open(int timeout_ms, GCancellable *cancellable, GError **error) {
-    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_NONE, cancellable, error);
+/// calls are bounded too), and its transfer session when `open_session` (the backend opens it later, with
+/// ss_start_open_session, so that its key exchange travels with the first searches). `cancellable` lets the
+/// caller bound the set-up, which uses GDBus's 25 s default.
+static inline SecretService *ss_open(int timeout_ms, int open_session, GCancellable *cancellable, GError **error) {
+    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL,
+                                                open_session ? SECRET_SERVICE_OPEN_SESSION : SECRET_SERVICE_NONE,
+                                                cancellable, error);
     if (s) g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(s), timeout_ms);
     return s;
 }

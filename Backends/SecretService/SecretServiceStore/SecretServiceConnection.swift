@@ -133,7 +133,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout))) {
             timer.cancel()
         }
-        let opened = ss_open(timeout, cancellable, &error)
+        let opened = ss_open(timeout, 0, cancellable, &error)   // the session opens with the first search
         ss_unref(UnsafeMutableRawPointer(cancellable))
         guard let service = opened else {
             var why = String(cString: ss_error_message(error))
