@@ -21,7 +21,7 @@ final class SecretServiceLimit: BenchTarget {
     /// - Parameter tag: distinguishes this case's items from every other item in the collection.
     init(tag: String) throws {
         var error: UnsafeMutablePointer<GError>? = nil
-        guard let service = ss_open(Self.timeoutMilliseconds, nil, &error) else {
+        guard let service = ss_open(Self.timeoutMilliseconds, 1, nil, &error) else {
             throw Self.failure(error, "opening a Secret Service session")
         }
         var aliasError: UnsafeMutablePointer<GError>? = nil

@@ -166,6 +166,32 @@ struct SecretServiceStoreTests {
         #expect(key.first?.attributes?[.creationDate] == .date(dates))
     }
 
+    @Test("a collection that does not exist: every first read and write of a connection is notAvailable naming it, never an empty result; nothing is created")
+    func missingCollection() throws {
+        try Self.requireBus()
+        let number = UInt32.random(in: 0...UInt32.max)
+        let namespace = "tests-\(UInt64.random(in: 0...UInt64.max))"
+        let query = ItemQuery(.genericPassword, [.service: "s", .account: "a"])
+        // A name that could be a collection's, and one that cannot (not an object path element).
+        for name in ["securestore_missing_\(number)", "securestore-missing-\(number)"] {
+        for attempt in 0..<2 {   // a reader's first transaction, then a writer's, each on a new connection
+            let store = try SecretServiceStore(collection: name, namespace: namespace)
+            let result = Result { () throws(SecureStoreError) in
+                if attempt == 0 { _ = try store.items(matching: query) } else { try store.add(NewItem(.genericPassword, [.service: "s", .account: "a"])) }
+            }
+            guard case .failure(let error) = result else {
+                Issue.record("attempt \(attempt): no error for a missing collection")
+                continue
+            }
+            #expect(error.code == .notAvailable, "attempt \(attempt): \(error)")
+            #expect(error.message.contains(name), "attempt \(attempt): \(error.message)")
+        }
+        }
+        // Nor did the writes land in the default collection.
+        let fallback = try SecretServiceStore(namespace: namespace)
+        #expect(try fallback.items(matching: ItemQuery(.genericPassword, [.service: "s"], limit: .all)).isEmpty)
+    }
+
     @Test("no session bus: notAvailable with the reason and how to start one")
     func noBus() throws {
         let dead = try Self.run([Self.probe, "basic"], environment: [
@@ -223,7 +249,7 @@ struct SecretServiceStoreTests {
     func lockedCollection() throws {
         let steps = try Self.privateBusProbe("locked")
         #expect(steps["add"]?.code == "ok")
-        for name in ["lockedCopy", "lockedMissing", "lockedAdd", "lockedClear", "lockedOpen"] {
+        for name in ["lockedCopy", "lockedMissing", "lockedAdd", "lockedClear", "lockedOpen", "lockedOpenAdd"] {
             #expect(steps[name]?.code == "interactionNotAllowed", "\(name): \(String(describing: steps[name]))")
             #expect((steps[name]?.ms ?? .max) < 5000, "\(name) took too long")
         }

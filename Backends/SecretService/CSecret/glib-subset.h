@@ -97,6 +97,9 @@ GType (secret_service_get_type)(void);
 SecretService *(secret_service_open_sync)(GType service_gtype, const gchar *service_bus_name, SecretServiceFlags flags,
                                           GCancellable *cancellable, GError **error);
 const gchar *(secret_service_get_session_dbus_path)(SecretService *self);
+void (secret_service_ensure_session)(SecretService *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                     gpointer user_data);
+gboolean (secret_service_ensure_session_finish)(SecretService *self, GAsyncResult *result, GError **error);
 gchar *(secret_service_read_alias_dbus_path_sync)(SecretService *self, const gchar *alias, GCancellable *cancellable,
                                                   GError **error);
 gboolean (secret_service_search_for_dbus_paths_sync)(SecretService *self, const SecretSchema *schema, GHashTable *attributes,
@@ -193,6 +196,7 @@ gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const 
 /// Every function above except the last, in the order of `struct ss_glib`.
 #define SS_GLIB_FUNCTIONS(X) \
     X(secret_service_get_type) X(secret_service_open_sync) X(secret_service_get_session_dbus_path) \
+    X(secret_service_ensure_session) X(secret_service_ensure_session_finish) \
     X(secret_service_read_alias_dbus_path_sync) X(secret_service_search_for_dbus_paths_sync) \
     X(secret_service_get_secrets_for_dbus_paths_sync) X(secret_service_create_item_dbus_path_sync) \
     X(secret_service_encode_dbus_secret) X(secret_service_decode_dbus_secret) X(secret_value_new) \
@@ -261,6 +265,8 @@ _Static_assert(sizeof(GError) == sizeof(struct ss_GError) && offsetof(GError, do
 #define secret_service_get_type (securestore_glib()->secret_service_get_type)
 #define secret_service_open_sync (securestore_glib()->secret_service_open_sync)
 #define secret_service_get_session_dbus_path (securestore_glib()->secret_service_get_session_dbus_path)
+#define secret_service_ensure_session (securestore_glib()->secret_service_ensure_session)
+#define secret_service_ensure_session_finish (securestore_glib()->secret_service_ensure_session_finish)
 #define secret_service_read_alias_dbus_path_sync (securestore_glib()->secret_service_read_alias_dbus_path_sync)
 #define secret_service_search_for_dbus_paths_sync (securestore_glib()->secret_service_search_for_dbus_paths_sync)
 #define secret_service_get_secrets_for_dbus_paths_sync (securestore_glib()->secret_service_get_secrets_for_dbus_paths_sync)

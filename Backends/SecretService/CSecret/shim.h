@@ -18,12 +18,14 @@
 
 #define SS_BUS_NAME "org.freedesktop.secrets"
 
-/// A new, unshared SecretService proxy with an open transfer session, with `timeout_ms` as its default
-/// D-Bus timeout (so libsecret's own calls are bounded too).
-/// `cancellable` lets the caller bound the proxy set-up and OpenSession, which use GDBus's 25 s default.
-static inline SecretService *ss_open(int timeout_ms, GCancellable *cancellable, GError **error) {
-    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL, SECRET_SERVICE_OPEN_SESSION, cancellable,
-                                                error);
+/// A new, unshared SecretService proxy, with `timeout_ms` as its default D-Bus timeout (so libsecret's own
+/// calls are bounded too), and its transfer session when `open_session` (the backend opens it later, with
+/// ss_start_open_session, so that its key exchange travels with the first searches). `cancellable` lets the
+/// caller bound the set-up, which uses GDBus's 25 s default.
+static inline SecretService *ss_open(int timeout_ms, int open_session, GCancellable *cancellable, GError **error) {
+    SecretService *s = secret_service_open_sync(SECRET_TYPE_SERVICE, NULL,
+                                                open_session ? SECRET_SERVICE_OPEN_SESSION : SECRET_SERVICE_NONE,
+                                                cancellable, error);
     if (s) g_dbus_proxy_set_default_timeout(G_DBUS_PROXY(s), timeout_ms);
     return s;
 }
@@ -250,10 +252,63 @@ static inline GError *ss_call_take_error(SSCall *c) {
     return e;
 }
 
+/// Whether `path` is a D-Bus object path ("/" or "/" elements of [A-Za-z0-9_] joined by "/").
+static inline int ss_is_object_path(const char *path) {
+    if (!path || path[0] != '/') return 0;
+    if (path[1] == '\0') return 1;
+    size_t element = 0;
+    for (const char *p = path + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            if (element == 0) return 0;   // empty element, or a trailing "/"
+            if (*p == '\0') return 1;
+            element = 0;
+        } else if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_') {
+            element++;
+        } else {
+            return 0;
+        }
+    }
+}
+
+/// Starts a call whose reply is dispatched to the thread's default context. A path that is not an object
+/// path finishes the call at once with an error (GDBus would refuse it without ever calling back).
 static inline void ss_start(SecretService *s, const char *path, const char *iface, const char *method, GVariant *params,
                             const char *reply_type, int timeout_ms, SSCall *call) {
+    if (!ss_is_object_path(path)) {
+        if (params) g_variant_unref(g_variant_ref_sink(params));
+        g_set_error_literal(&call->error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "not a D-Bus object path");
+        call->done = 1;
+        return;
+    }
     g_dbus_connection_call(ss_connection(s), SS_BUS_NAME, path, iface, method, params, G_VARIANT_TYPE(reply_type),
                            G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout_ms, NULL, ss_call_finished, call);
+}
+
+static void ss_session_opened(GObject *source, GAsyncResult *result, gpointer data) {
+    SSCall *c = (SSCall *)data;
+    if (secret_service_ensure_session_finish((SecretService *)source, result, &c->error)) {
+        c->reply = g_variant_ref_sink(g_variant_new("()"));
+    }
+    c->done = 1;
+}
+/// Opens the transfer session (libsecret's OpenSession with its Diffie-Hellman key exchange, bounded by the
+/// proxy's default timeout). The key pair is made here, before the call is sent; the shared key when the
+/// reply is dispatched.
+static inline void ss_start_open_session(SecretService *s, SSCall *call) {
+    secret_service_ensure_session(s, NULL, ss_session_opened, call);
+}
+static inline int ss_has_session(SecretService *s) { return secret_service_get_session_dbus_path(s) != NULL; }
+
+/// Service.ReadAlias(alias) → the collection's path ("/" when the alias names none).
+static inline void ss_start_read_alias(SecretService *s, const char *alias, int timeout_ms, SSCall *call) {
+    ss_start(s, "/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", g_variant_new("(s)", alias),
+             "(o)", timeout_ms, call);
+}
+/// The path of a finished ss_start_read_alias (valid while the call lives).
+static inline const char *ss_call_object_path(SSCall *c) {
+    const char *path = NULL;
+    g_variant_get(c->reply, "(&o)", &path);
+    return path;
 }
 
 /// Properties.Get(Collection.Locked).

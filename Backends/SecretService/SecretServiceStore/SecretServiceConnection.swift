@@ -6,9 +6,13 @@ internal import CSecret
 /// collection's object path. The only file of the backend that calls libsecret, GDBus or GLib; no pointer,
 /// GError or return code leaves it.
 ///
-/// Calls that do not depend on each other are started together and awaited together (``Batch``): a
-/// writing transaction's first search travels with the collection's `Locked` check, and the attributes of
-/// items not in ``AttributeCache`` travel with the bulk `GetSecrets`. Used only under the backend's mutex.
+/// Calls that do not depend on each other are started together and awaited together (``batch``): the
+/// first search travels with the collection alias's `ReadAlias` and the transfer session's `OpenSession`
+/// (whose key exchange the client computes while the daemon searches), a writing transaction's first
+/// search with the collection's `Locked` check, and the attributes of items not in ``AttributeCache`` with
+/// the bulk `GetSecrets`. Opening makes only the round trips libsecret needs for the proxy, so a one-shot
+/// lookup makes one round trip fewer than `secret-tool lookup` (which opens the session before searching).
+/// Used only under the backend's mutex.
 final class Connection: @unchecked Sendable {   // used by one thread at a time (the backend's mutex)
     /// The bound on every D-Bus call.
     static let timeout = SecretServiceBackend.callTimeoutMilliseconds
@@ -19,28 +23,84 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     static let writeWindow = 2
 
     private let service: UnsafeMutablePointer<SecretService>
-    let collectionPath: String
-    /// Follows the collection's item changes for ``cache`` (see ``AttributeCache``).
-    private let watch: UnsafeMutablePointer<SSWatch>
+    /// The alias or name the connection was opened for.
+    let collection: String
+    /// The collection's object path, known after the first batch that needed it (``resolve()``).
+    private var resolvedPath: String?
+    /// Follows the collection's item changes for ``cache`` (see ``AttributeCache``); started before the first
+    /// read or write whose attributes are remembered.
+    private var watch: UnsafeMutablePointer<SSWatch>?
     private var cache = AttributeCache()
     /// Set after a D-Bus failure; the backend then opens a new connection for the next transaction.
     private(set) var broken = false
     /// Set when the failure was a call that got no answer in time.
     private(set) var timedOut = false
 
-    private init(service: UnsafeMutablePointer<SecretService>, collectionPath: String) {
+    private init(service: UnsafeMutablePointer<SecretService>, collection: String) {
         self.service = service
-        self.collectionPath = collectionPath
-        watch = ss_watch_new(service, collectionPath)
+        self.collection = collection
     }
 
     deinit {
-        ss_watch_free(watch)
+        if let watch { ss_watch_free(watch) }
         ss_unref(UnsafeMutableRawPointer(service))
     }
 
+    /// The collection's path (resolved by every batch of ``search(_:checkingLock:)``, which comes first in every
+    /// transaction); a placeholder only in messages about a connection that never searched.
+    var collectionPath: String { resolvedPath ?? collection }
+
+    /// The epoch of the change watch, started first when it is not yet (its match rules are sent before any
+    /// later call of this connection, so they are in force for every reply read after).
+    private func watchEpoch() throws(SecureStoreError) -> UInt64 {
+        if let watch { return ss_watch_epoch(watch) }
+        let started = ss_watch_new(service, try resolve())
+        watch = started
+        return ss_watch_epoch(started)
+    }
+
     /// Whether the daemon announced a change of the item at `path` after `epoch` (or went away).
-    private func changed(_ path: String, since epoch: UInt64) -> Bool { ss_watch_changed_since(watch, path, epoch) != 0 }
+    private func changed(_ path: String, since epoch: UInt64) -> Bool {
+        guard let watch else { return true }
+        return ss_watch_changed_since(watch, path, epoch) != 0
+    }
+
+    /// The collection's object path: `ReadAlias`, with the first search (or alone, when a call needs the path
+    /// before any search). An alias naming no collection means `collection` is a collection's name.
+    private func resolve() throws(SecureStoreError) -> String {
+        if let resolvedPath { return resolvedPath }
+        try batch(count: 1, doing: { _ in self.aliasStep }, start: { (_, call) throws(SecureStoreError) in
+            ss_start_read_alias(service, collection, Self.timeout, call)
+        }, finish: { (_, call) throws(SecureStoreError) in try self.noteAlias(call) })
+        return collectionPath
+    }
+    private var aliasStep: String { "reading the collection alias \(collection)" }
+    private static let sessionStep = "opening the transfer session (OpenSession)"
+
+    /// Whether the transfer session is open (it is opened with the first search, or here before a call that
+    /// sends or reads a secret without a search before it).
+    private var hasSession: Bool { ss_has_session(service) != 0 }
+    private func openSession() throws(SecureStoreError) {
+        guard !hasSession else { return }
+        try batch(count: 1, doing: { _ in Self.sessionStep }, start: { (_, call) throws(SecureStoreError) in
+            ss_start_open_session(service, call)
+        }, finish: { _, _ in })
+    }
+    private func noteAlias(_ call: UnsafeMutablePointer<SSCall>) throws(SecureStoreError) {
+        let path = ss_call_object_path(call).map { String(cString: $0) } ?? "/"
+        guard path == "/" else {
+            resolvedPath = path
+            return
+        }
+        let named = "/org/freedesktop/secrets/collection/" + collection
+        // A name that cannot be an object path element names no collection (and no call may be sent to it).
+        guard ss_is_object_path(named) != 0 else {
+            broken = true   // the next transaction asks again (an alias may have been made since)
+            throw SecureStoreError(.notAvailable, "Secret Service not available: no alias or collection is named "
+                + "\(collection) (a collection's name has only letters, digits and _); \(Self.hint).")
+        }
+        resolvedPath = named
+    }
 
     /// What a user can do when no Secret Service answers.
     static let hint = "the Secret Service is the desktop keyring: log in to a desktop session that runs one (GNOME "
@@ -73,7 +133,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeout))) {
             timer.cancel()
         }
-        let opened = ss_open(timeout, cancellable, &error)
+        let opened = ss_open(timeout, 0, cancellable, &error)   // the session opens with the first search
         ss_unref(UnsafeMutableRawPointer(cancellable))
         guard let service = opened else {
             var why = String(cString: ss_error_message(error))
@@ -83,24 +143,9 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
             ss_error_free(error)
             throw SecureStoreError(.notAvailable, "Secret Service not available: \(why); \(hint).")
         }
-        var aliasError: UnsafeMutablePointer<GError>? = nil
-        let aliasPath = secret_service_read_alias_dbus_path_sync(service, collection, nil, &aliasError)
-        if let aliasError {
-            let failure = describe(aliasError, doing: "reading the collection alias \(collection)")
-            ss_error_free(aliasError)
-            ss_unref(UnsafeMutableRawPointer(service))
-            throw failure
-        }
-        let path: String
-        if let aliasPath {
-            path = String(cString: aliasPath)
-            ss_free(aliasPath)
-        } else {
-            path = "/org/freedesktop/secrets/collection/" + collection
-        }
-        let connection = Connection(service: service, collectionPath: path)
-        _ = try connection.search([], checkingLock: true)
-        return connection
+        // The alias and the collection's lock state are read by the first transaction, with its first search
+        // (a locked collection is then `interactionNotAllowed`, never an empty result).
+        return Connection(service: service, collection: collection)
     }
 
     // MARK: Errors
@@ -199,30 +244,46 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
 
     // MARK: Reading
 
-    /// SearchItems for each query, together (and with the collection's `Locked` check when `checkingLock`):
-    /// the paths in this collection matching any query, each once, in query order. A locked collection or
-    /// locked matches → `interactionNotAllowed` (we never prompt).
+    /// SearchItems for each query, together (and with the collection's `Locked` check when `checkingLock`, and
+    /// the alias's `ReadAlias` when it is not yet resolved): the paths in this collection matching any query,
+    /// each once, in query order. A locked collection or locked matches → `interactionNotAllowed` (we never
+    /// prompt).
     func search(_ queries: [[String: String]], checkingLock: Bool) throws(SecureStoreError) -> [String] {
+        // The lock check names the collection's path: resolved first, on its own, only when a writer's first
+        // search needs it before any other search resolved it.
+        if checkingLock { _ = try resolve() }
         var paths: [String] = []
         var seen = Set<String>()
         var lockedMatch = false
-        let prefix = collectionPath + "/"
+        let aliasCall = resolvedPath == nil ? 1 : 0
         let lockCall = checkingLock ? 1 : 0
-        try batch(count: queries.count + lockCall, doing: { i in
-            i < lockCall ? "checking whether collection \(collectionPath) is locked" : "searching items"
+        let first = aliasCall + lockCall   // the searches follow the alias and lock calls
+        let last = first + queries.count   // and the session set-up follows them (its key pair is made when started)
+        let sessionCall = hasSession ? 0 : 1
+        try batch(count: last + sessionCall, doing: { i in
+            i < aliasCall ? aliasStep
+                : i < first ? "checking whether collection \(collectionPath) is locked"
+                : i < last ? "searching items" : Self.sessionStep
         }, start: { (i, call) throws(SecureStoreError) in
-            if i < lockCall {
+            if i < aliasCall {
+                ss_start_read_alias(service, collection, Self.timeout, call)
+            } else if i < first {
                 ss_start_get_locked(service, collectionPath, Self.timeout, call)
+            } else if i == last {
+                ss_start_open_session(service, call)
             } else {
-                let t = Self.table(queries[i - lockCall])
+                let t = Self.table(queries[i - first])
                 ss_start_search(service, t, Self.timeout, call)
                 ss_table_unref(t)
             }
         }, finish: { (i, call) throws(SecureStoreError) in
-            if i < lockCall {
+            if i < aliasCall { return try noteAlias(call) }   // finished in call order: before the searches are read
+            if i == last { return }
+            if i < first {
                 if ss_call_locked(call) == 1 { throw lockedError() }
                 return
             }
+            let prefix = collectionPath + "/"
             for j in 0..<ss_call_path_count(call, 1) where String(cString: ss_call_path_at(call, 1, j)).hasPrefix(prefix) {
                 lockedMatch = true
             }
@@ -246,7 +307,8 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         for (i, path) in paths.enumerated() {
             if let known = cache.attributes(of: path, changedSince: changed) { attributes[i] = known } else { missing.append(i) }
         }
-        let epoch = ss_watch_epoch(watch)
+        if secrets { try openSession() }
+        let epoch = try watchEpoch()
         var values: [String: Data] = [:]
         let extra = secrets ? 1 : 0
         try batch(count: missing.count + extra, doing: { i in
@@ -309,7 +371,9 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         let value = Self.value(secret)
         defer { ss_table_unref(t); ss_table_unref(properties); ss_value_unref(value) }
         var error: UnsafeMutablePointer<GError>? = nil
-        let epoch = ss_watch_epoch(watch)
+        try openSession()
+        let epoch = try watchEpoch()
+        let collectionPath = try resolve()
         guard let path = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
                                                                   SECRET_ITEM_CREATE_NONE, nil, &error) else {
             throw fail(error, doing: "creating an item")
@@ -322,6 +386,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
 
     /// Rewrites an item in place, together: attributes always, the label and the secret when given.
     func update(path: String, attributes: [String: String], label: String?, secret: Data?) throws(SecureStoreError) {
+        if secret != nil { try openSession() }
         cache.forget(path)
         var steps: [(String, (UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> Void)] = []
         steps.append(("setting the attributes of \(path)", { call throws(SecureStoreError) in
@@ -420,13 +485,6 @@ enum LibSecret {
 /// The table shim.h calls through (declared in CSecret/glib-subset.h).
 @_cdecl("securestore_glib")
 func secureStoreGLib() -> UnsafePointer<ss_glib> { LibSecret.functions }
-
-private func secret_service_read_alias_dbus_path_sync(
-    _ self: UnsafeMutablePointer<SecretService>!, _ alias: UnsafePointer<gchar>!, _ cancellable: UnsafeMutablePointer<GCancellable>!,
-    _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>!) -> UnsafeMutablePointer<gchar>!
-{
-    LibSecret.functions.pointee.secret_service_read_alias_dbus_path_sync(self, alias, cancellable, error)
-}
 
 private func secret_service_create_item_dbus_path_sync(
     _ self: UnsafeMutablePointer<SecretService>!, _ collection_path: UnsafePointer<gchar>!, _ properties: OpaquePointer!,

@@ -200,7 +200,11 @@ case "locked":
     }
     step("lockedAdd") { () throws(SecureStoreError) in try store?.add(NewItem(.genericPassword, [.service: "probe", .account: "other"])) }
     step("lockedClear") { () throws(SecureStoreError) in try store?.clear() }
-    step("lockedOpen") { () throws(SecureStoreError) in _ = try SecretServiceStore(namespace: namespace) }
+    // A new connection reads the lock state with its first transaction (opening makes no extra round trip).
+    step("lockedOpen") { () throws(SecureStoreError) in _ = try SecretServiceStore(namespace: namespace).items(matching: query) }
+    step("lockedOpenAdd") { () throws(SecureStoreError) in
+        try SecretServiceStore(namespace: namespace).add(NewItem(.genericPassword, [.service: "probe", .account: "other"]))
+    }
     restartUnlocked()
     step("afterUnlock") { () throws(SecureStoreError) in
         guard try store?.items(matching: query).first?.data == Data("x".utf8) else {
