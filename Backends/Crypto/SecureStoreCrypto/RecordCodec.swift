@@ -25,29 +25,121 @@ package enum RecordCodec {
     }
 
     private static func encode(_ record: ItemRecord, version: UInt8) -> [UInt8] {
-        var out: [UInt8] = [version]
-        appendBytes(&out, Array(record.itemClass.rawValue.utf8))
-        appendBytes(&out, Array(record.persistentRef.data))
-        if let data = record.data {
-            out.append(1)
-            if version == version2 { appendBytes(&out, Array(data)) }
-        } else {
-            out.append(0)
+        let fields = Fields(record, withSecret: version == version2)
+        return [UInt8](unsafeUninitializedCapacity: fields.count) { buffer, count in
+            fields.write(version: version, into: UnsafeMutableRawBufferPointer(buffer))
+            count = fields.count
         }
-        let names = record.attributes.keys.sorted()
-        appendU32(&out, UInt32(names.count))
-        for name in names {
-            guard let value = record.attributes[name] else { continue }
-            appendBytes(&out, Array(name.code.utf8))
-            switch value {
-            case .string(let s): out.append(1); appendBytes(&out, Array(s.utf8))
-            case .data(let d): out.append(2); appendBytes(&out, Array(d))
-            case .number(let n): out.append(3); appendU64(&out, UInt64(bitPattern: n))
-            case .bool(let b): out.append(4); out.append(b ? 1 : 0)
-            case .date(let d): out.append(5); appendU64(&out, d.timeIntervalSinceReferenceDate.bitPattern)
+    }
+
+    /// A record's fields in the order format 3 (or 2) writes them, and the exact size of the encoding: the
+    /// encoder writes into one buffer of that size (the plaintext of a sealed record is written straight into
+    /// the buffer it is sealed in, see ``RecordSealer``), with no array per field.
+    package struct Fields {
+        let record: ItemRecord
+        let withSecret: Bool
+        /// The attributes by code, in byte order of their codes (what `decode` requires).
+        let attributes: [(name: AttributeName, code: String, value: AttributeValue)]
+        /// The encoding's size in bytes.
+        package let count: Int
+
+        package init(_ record: ItemRecord, withSecret: Bool = false) {
+            self.record = record
+            self.withSecret = withSecret
+            var attributes = record.attributes.map { (name: $0.key, code: $0.key.code, value: $0.value) }
+            attributes.sort { Self.precedes($0.code, $1.code) }
+            self.attributes = attributes
+            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + record.persistentRef.data.count + 1 + 4
+            if withSecret, let data = record.data { n += 4 + data.count }
+            for (_, code, value) in attributes {
+                n += 4 + code.utf8.count + 1
+                switch value {
+                case .string(let s): n += 4 + s.utf8.count
+                case .data(let d): n += 4 + d.count
+                case .number, .date: n += 8
+                case .bool: n += 1
+                }
             }
+            count = n
         }
-        return out
+
+        /// Whether code `a` sorts before code `b`: byte order, the order of `AttributeName`'s `<` for the
+        /// ASCII codes every attribute has (four-byte codes compared as one integer each).
+        private static func precedes(_ a: String, _ b: String) -> Bool {
+            if let x = packed(a), let y = packed(b) { return x < y }
+            return a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+
+        private static func packed(_ code: String) -> UInt32? {
+            guard code.utf8.count == 4 else { return nil }
+            var n: UInt32 = 0
+            for byte in code.utf8 { n = n << 8 | UInt32(byte) }
+            return n
+        }
+
+        /// Writes the encoding (exactly ``count`` bytes) to `out`.
+        package func write(version: UInt8, into out: UnsafeMutableRawBufferPointer) {
+            var w = Writer(out: out)
+            w.byte(version)
+            w.text(record.itemClass.rawValue)
+            w.data(record.persistentRef.data)
+            if let data = record.data {
+                w.byte(1)
+                if withSecret { w.data(data) }
+            } else {
+                w.byte(0)
+            }
+            w.u32(UInt32(attributes.count))
+            for (_, code, value) in attributes {
+                w.text(code)
+                switch value {
+                case .string(let s): w.byte(1); w.text(s)
+                case .data(let d): w.byte(2); w.data(d)
+                case .number(let n): w.byte(3); w.u64(UInt64(bitPattern: n))
+                case .bool(let b): w.byte(4); w.byte(b ? 1 : 0)
+                case .date(let d): w.byte(5); w.u64(d.timeIntervalSinceReferenceDate.bitPattern)
+                }
+            }
+            precondition(w.at == count, "the record encoding's size was miscounted")
+        }
+    }
+
+    /// Writes into a buffer sized exactly for what is written (checked by the caller at the end).
+    private struct Writer {
+        let out: UnsafeMutableRawBufferPointer
+        var at = 0
+
+        mutating func byte(_ b: UInt8) {
+            out[at] = b
+            at += 1
+        }
+
+        mutating func u32(_ n: UInt32) {
+            out.storeBytes(of: n.bigEndian, toByteOffset: at, as: UInt32.self)
+            at += 4
+        }
+
+        mutating func u64(_ n: UInt64) {
+            out.storeBytes(of: n.bigEndian, toByteOffset: at, as: UInt64.self)
+            at += 8
+        }
+
+        mutating func bytes(_ b: UnsafeRawBufferPointer) {
+            u32(UInt32(b.count))
+            if b.count > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: out[at..<at + b.count]).copyMemory(from: b)
+            }
+            at += b.count
+        }
+
+        mutating func text(_ s: String) {
+            var s = s
+            s.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }   // copies only a bridged string
+        }
+
+        mutating func data(_ d: Data) {
+            d.withUnsafeBytes { bytes($0) }
+        }
     }
 
     /// The record in `bytes`, or nil when they are not a well-formed encoding. `secret` is the secret stored
@@ -85,13 +177,14 @@ package enum RecordCodec {
         guard let count = r.u32() else { return nil }
         var attributes: [AttributeName: AttributeValue] = [:]
         attributes.reserveCapacity(min(Int(count), 64))
-        var previous: AttributeName?
+        var previous: ArraySlice<UInt8>?
         for _ in 0..<count {
-            // Exactly what `encode` writes: attribute codes (not readable names), each once, in order.
+            // Exactly what `encode` writes: attribute codes (not readable names), each once, in byte order
+            // (the codes' bytes compared, as `encode` sorts them).
             guard let code = r.slice(), let name = AttributeName.withCode(utf8: code),
-                  previous.map({ $0 < name }) ?? true, let tag = r.byte()
+                  previous.map({ $0.lexicographicallyPrecedes(code) }) ?? true, let tag = r.byte()
             else { return nil }
-            previous = name
+            previous = code
             let value: AttributeValue
             switch tag {
             case 1:
@@ -130,19 +223,6 @@ package enum RecordCodec {
             return any < 0x80
         }
         return ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func appendU32(_ out: inout [UInt8], _ n: UInt32) {
-        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
-    }
-
-    private static func appendU64(_ out: inout [UInt8], _ n: UInt64) {
-        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
-    }
-
-    private static func appendBytes(_ out: inout [UInt8], _ bytes: [UInt8]) {
-        appendU32(&out, UInt32(bytes.count))
-        out.append(contentsOf: bytes)
     }
 
     private struct Reader {
