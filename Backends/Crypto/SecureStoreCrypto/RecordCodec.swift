@@ -38,43 +38,53 @@ package enum RecordCodec {
     package struct Fields {
         let record: ItemRecord
         let withSecret: Bool
-        /// The attributes by code, in byte order of their codes (what `decode` requires).
-        let attributes: [(name: AttributeName, code: String, value: AttributeValue)]
+        /// The reference's bytes (read once: `PersistentRef.data` builds them).
+        package let ref: Data
+        /// The attributes, in byte order of their codes (what `decode` requires): each code packed big-endian
+        /// into an integer, zero-padded (no code holds a 0 byte, so integer order is byte order), with its
+        /// length and its entry in the record's dictionary (no hashing, no copy of a value or a code string).
+        private let attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)]
         /// The encoding's size in bytes.
         package let count: Int
 
         package init(_ record: ItemRecord, withSecret: Bool = false) {
             self.record = record
             self.withSecret = withSecret
-            var attributes = record.attributes.map { (name: $0.key, code: $0.key.code, value: $0.value) }
-            attributes.sort { Self.precedes($0.code, $1.code) }
-            self.attributes = attributes
-            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + record.persistentRef.data.count + 1 + 4
+            ref = record.persistentRef.data
+            var attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)] = []
+            attributes.reserveCapacity(record.attributes.count)
+            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + ref.count + 1 + 4
             if withSecret, let data = record.data { n += 4 + data.count }
-            for (_, code, value) in attributes {
-                n += 4 + code.utf8.count + 1
+            var long = false
+            var at = record.attributes.startIndex
+            while at != record.attributes.endIndex {
+                let (name, value) = record.attributes[at]
+                let code = name.code
+                var packed: UInt64 = 0, length = 0
+                for byte in code.utf8 {
+                    if length < 8 { packed |= UInt64(byte) << (56 - 8 * UInt64(length)) }
+                    length += 1
+                }
+                long = long || length > 8
+                attributes.append((packed, length, at))
+                n += 4 + length + 1
                 switch value {
                 case .string(let s): n += 4 + s.utf8.count
                 case .data(let d): n += 4 + d.count
                 case .number, .date: n += 8
                 case .bool: n += 1
                 }
+                record.attributes.formIndex(after: &at)
             }
+            if long {   // no such code today: the codes themselves compared
+                attributes.sort { [attributes = record.attributes] in
+                    attributes[$0.at].key.code.utf8.lexicographicallyPrecedes(attributes[$1.at].key.code.utf8)
+                }
+            } else {
+                attributes.sort { $0.packed < $1.packed }
+            }
+            self.attributes = attributes
             count = n
-        }
-
-        /// Whether code `a` sorts before code `b`: byte order, the order of `AttributeName`'s `<` for the
-        /// ASCII codes every attribute has (four-byte codes compared as one integer each).
-        private static func precedes(_ a: String, _ b: String) -> Bool {
-            if let x = packed(a), let y = packed(b) { return x < y }
-            return a.utf8.lexicographicallyPrecedes(b.utf8)
-        }
-
-        private static func packed(_ code: String) -> UInt32? {
-            guard code.utf8.count == 4 else { return nil }
-            var n: UInt32 = 0
-            for byte in code.utf8 { n = n << 8 | UInt32(byte) }
-            return n
         }
 
         /// Writes the encoding (exactly ``count`` bytes) to `out`.
@@ -82,7 +92,7 @@ package enum RecordCodec {
             var w = Writer(out: out)
             w.byte(version)
             w.text(record.itemClass.rawValue)
-            w.data(record.persistentRef.data)
+            w.data(ref)
             if let data = record.data {
                 w.byte(1)
                 if withSecret { w.data(data) }
@@ -90,8 +100,14 @@ package enum RecordCodec {
                 w.byte(0)
             }
             w.u32(UInt32(attributes.count))
-            for (_, code, value) in attributes {
-                w.text(code)
+            for (packed, length, at) in attributes {
+                let (name, value) = record.attributes[at]
+                if length <= 8 {
+                    w.u32(UInt32(length))
+                    for i in 0..<length { w.byte(UInt8(truncatingIfNeeded: packed >> (56 - 8 * UInt64(i)))) }
+                } else {
+                    w.text(name.code)
+                }
                 switch value {
                 case .string(let s): w.byte(1); w.text(s)
                 case .data(let d): w.byte(2); w.data(d)

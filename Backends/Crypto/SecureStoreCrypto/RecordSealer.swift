@@ -223,9 +223,9 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// `Data` (no copy).
     package func seal(_ record: ItemRecord, sealingSecret: Bool) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
-        let ref = refIndex(record.persistentRef)
-        let ukey = uniqueKeyIndex(record.uniqueKey)
         let fields = RecordCodec.Fields(record)
+        let ref = fields.ref.withUnsafeBytes { index.index(domain: 1, $0) }
+        let ukey = uniqueKeyIndex(record.uniqueKey)
         let blob = ref.withUnsafeBytes { refBytes in
             ukey.withUnsafeBytes { ukeyBytes in
                 Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: cls), refBytes,
