@@ -197,9 +197,11 @@ package final class BlindIndexKey: @unchecked Sendable {   // the states are rea
     package func index(domain: UInt8, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) {
         precondition(domains.contains(domain), "a blind-index domain this key was not made for")
         let source = states + Int(domain - domains.lowerBound) * Self.stride
-        withUnsafeTemporaryAllocation(byteCount: Self.stride, alignment: 64) { raw in
-            guard let base = raw.baseAddress else { return }   // never: the allocation is 384+ bytes
-            defer { sodium_memzero(base, raw.count) }
+        // On the stack (an alignment above 16 would move a temporary allocation to the heap), aligned by hand.
+        withUnsafeTemporaryAllocation(byteCount: Self.stride + 63, alignment: 16) { raw in
+            guard let start = raw.baseAddress else { return }   // never: the allocation is 384+ bytes
+            defer { sodium_memzero(start, raw.count) }
+            let base = start.alignedUp(toMultipleOf: 64)
             base.copyMemory(from: source, byteCount: Self.stride)
             let state = OpaquePointer(base)
             crypto_generichash_update(state, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
