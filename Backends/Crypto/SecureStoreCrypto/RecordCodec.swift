@@ -175,7 +175,7 @@ package enum RecordCodec {
         if v != version, secret != nil { return nil }
         if v == version1 {
             guard let d = r.slice() else { return nil }
-            data = Data(d)
+            data = copied(d)
         } else {
             switch (r.byte(), v == version) {
             case (0, true), (0, false):
@@ -186,7 +186,7 @@ package enum RecordCodec {
                 data = secret
             case (1, false):
                 guard let d = r.slice() else { return nil }
-                data = Data(d)
+                data = copied(d)
             default: return nil
             }
         }
@@ -208,7 +208,7 @@ package enum RecordCodec {
                 value = .string(s)
             case 2:
                 guard let b = r.slice() else { return nil }
-                value = .data(Data(b))
+                value = .data(copied(b))
             case 3:
                 guard let n = r.u64() else { return nil }
                 value = .number(Int64(bitPattern: n))
@@ -225,8 +225,14 @@ package enum RecordCodec {
             attributes[name] = value
         }
         guard r.atEnd else { return nil }
-        return ItemRecord(persistentRef: PersistentRef(data: Data(ref)), itemClass: cls, attributes: attributes,
+        return ItemRecord(persistentRef: PersistentRef(data: copied(ref)), itemClass: cls, attributes: attributes,
                           data: data)
+    }
+
+    /// The bytes of `slice` as `Data`, copied in one block (`Data`'s generic sequence initializer goes a byte
+    /// at a time).
+    private static func copied(_ slice: ArraySlice<UInt8>) -> Data {
+        slice.withUnsafeBytes { Data($0) }
     }
 
     /// Valid UTF-8 as a string, else nil (the standard library's validation: much cheaper than Foundation's
