@@ -25,29 +25,137 @@ package enum RecordCodec {
     }
 
     private static func encode(_ record: ItemRecord, version: UInt8) -> [UInt8] {
-        var out: [UInt8] = [version]
-        appendBytes(&out, Array(record.itemClass.rawValue.utf8))
-        appendBytes(&out, Array(record.persistentRef.data))
-        if let data = record.data {
-            out.append(1)
-            if version == version2 { appendBytes(&out, Array(data)) }
-        } else {
-            out.append(0)
+        let fields = Fields(record, withSecret: version == version2)
+        return [UInt8](unsafeUninitializedCapacity: fields.count) { buffer, count in
+            fields.write(version: version, into: UnsafeMutableRawBufferPointer(buffer))
+            count = fields.count
         }
-        let names = record.attributes.keys.sorted()
-        appendU32(&out, UInt32(names.count))
-        for name in names {
-            guard let value = record.attributes[name] else { continue }
-            appendBytes(&out, Array(name.code.utf8))
-            switch value {
-            case .string(let s): out.append(1); appendBytes(&out, Array(s.utf8))
-            case .data(let d): out.append(2); appendBytes(&out, Array(d))
-            case .number(let n): out.append(3); appendU64(&out, UInt64(bitPattern: n))
-            case .bool(let b): out.append(4); out.append(b ? 1 : 0)
-            case .date(let d): out.append(5); appendU64(&out, d.timeIntervalSinceReferenceDate.bitPattern)
+    }
+
+    /// A record's fields in the order format 3 (or 2) writes them, and the exact size of the encoding: the
+    /// encoder writes into one buffer of that size (the plaintext of a sealed record is written straight into
+    /// the buffer it is sealed in, see ``RecordSealer``), with no array per field.
+    package struct Fields {
+        let record: ItemRecord
+        let withSecret: Bool
+        /// The reference's bytes (read once: `PersistentRef.data` builds them).
+        package let ref: Data
+        /// The attributes, in byte order of their codes (what `decode` requires): each code packed big-endian
+        /// into an integer, zero-padded (no code holds a 0 byte, so integer order is byte order), with its
+        /// length and its entry in the record's dictionary (no hashing, no copy of a value or a code string).
+        private let attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)]
+        /// The encoding's size in bytes.
+        package let count: Int
+
+        package init(_ record: ItemRecord, withSecret: Bool = false) {
+            self.record = record
+            self.withSecret = withSecret
+            ref = record.persistentRef.data
+            var attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)] = []
+            attributes.reserveCapacity(record.attributes.count)
+            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + ref.count + 1 + 4
+            if withSecret, let data = record.data { n += 4 + data.count }
+            var long = false
+            var at = record.attributes.startIndex
+            while at != record.attributes.endIndex {
+                let (name, value) = record.attributes[at]
+                let code = name.code
+                var packed: UInt64 = 0, length = 0
+                for byte in code.utf8 {
+                    if length < 8 { packed |= UInt64(byte) << (56 - 8 * UInt64(length)) }
+                    length += 1
+                }
+                long = long || length > 8
+                attributes.append((packed, length, at))
+                n += 4 + length + 1
+                switch value {
+                case .string(let s): n += 4 + s.utf8.count
+                case .data(let d): n += 4 + d.count
+                case .number, .date: n += 8
+                case .bool: n += 1
+                }
+                record.attributes.formIndex(after: &at)
             }
+            if long {   // no such code today: the codes themselves compared
+                attributes.sort { [attributes = record.attributes] in
+                    attributes[$0.at].key.code.utf8.lexicographicallyPrecedes(attributes[$1.at].key.code.utf8)
+                }
+            } else {
+                attributes.sort { $0.packed < $1.packed }
+            }
+            self.attributes = attributes
+            count = n
         }
-        return out
+
+        /// Writes the encoding (exactly ``count`` bytes) to `out`.
+        package func write(version: UInt8, into out: UnsafeMutableRawBufferPointer) {
+            var w = Writer(out: out)
+            w.byte(version)
+            w.text(record.itemClass.rawValue)
+            w.data(ref)
+            if let data = record.data {
+                w.byte(1)
+                if withSecret { w.data(data) }
+            } else {
+                w.byte(0)
+            }
+            w.u32(UInt32(attributes.count))
+            for (packed, length, at) in attributes {
+                let (name, value) = record.attributes[at]
+                if length <= 8 {
+                    w.u32(UInt32(length))
+                    for i in 0..<length { w.byte(UInt8(truncatingIfNeeded: packed >> (56 - 8 * UInt64(i)))) }
+                } else {
+                    w.text(name.code)
+                }
+                switch value {
+                case .string(let s): w.byte(1); w.text(s)
+                case .data(let d): w.byte(2); w.data(d)
+                case .number(let n): w.byte(3); w.u64(UInt64(bitPattern: n))
+                case .bool(let b): w.byte(4); w.byte(b ? 1 : 0)
+                case .date(let d): w.byte(5); w.u64(d.timeIntervalSinceReferenceDate.bitPattern)
+                }
+            }
+            precondition(w.at == count, "the record encoding's size was miscounted")
+        }
+    }
+
+    /// Writes into a buffer sized exactly for what is written (checked by the caller at the end).
+    private struct Writer {
+        let out: UnsafeMutableRawBufferPointer
+        var at = 0
+
+        mutating func byte(_ b: UInt8) {
+            out[at] = b
+            at += 1
+        }
+
+        mutating func u32(_ n: UInt32) {
+            out.storeBytes(of: n.bigEndian, toByteOffset: at, as: UInt32.self)
+            at += 4
+        }
+
+        mutating func u64(_ n: UInt64) {
+            out.storeBytes(of: n.bigEndian, toByteOffset: at, as: UInt64.self)
+            at += 8
+        }
+
+        mutating func bytes(_ b: UnsafeRawBufferPointer) {
+            u32(UInt32(b.count))
+            if b.count > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: out[at..<at + b.count]).copyMemory(from: b)
+            }
+            at += b.count
+        }
+
+        mutating func text(_ s: String) {
+            var s = s
+            s.withUTF8 { bytes(UnsafeRawBufferPointer($0)) }   // copies only a bridged string
+        }
+
+        mutating func data(_ d: Data) {
+            d.withUnsafeBytes { bytes($0) }
+        }
     }
 
     /// The record in `bytes`, or nil when they are not a well-formed encoding. `secret` is the secret stored
@@ -67,7 +175,7 @@ package enum RecordCodec {
         if v != version, secret != nil { return nil }
         if v == version1 {
             guard let d = r.slice() else { return nil }
-            data = Data(d)
+            data = copied(d)
         } else {
             switch (r.byte(), v == version) {
             case (0, true), (0, false):
@@ -78,20 +186,21 @@ package enum RecordCodec {
                 data = secret
             case (1, false):
                 guard let d = r.slice() else { return nil }
-                data = Data(d)
+                data = copied(d)
             default: return nil
             }
         }
         guard let count = r.u32() else { return nil }
         var attributes: [AttributeName: AttributeValue] = [:]
         attributes.reserveCapacity(min(Int(count), 64))
-        var previous: AttributeName?
+        var previous: ArraySlice<UInt8>?
         for _ in 0..<count {
-            // Exactly what `encode` writes: attribute codes (not readable names), each once, in order.
+            // Exactly what `encode` writes: attribute codes (not readable names), each once, in byte order
+            // (the codes' bytes compared, as `encode` sorts them).
             guard let code = r.slice(), let name = AttributeName.withCode(utf8: code),
-                  previous.map({ $0 < name }) ?? true, let tag = r.byte()
+                  previous.map({ $0.lexicographicallyPrecedes(code) }) ?? true, let tag = r.byte()
             else { return nil }
-            previous = name
+            previous = code
             let value: AttributeValue
             switch tag {
             case 1:
@@ -99,7 +208,7 @@ package enum RecordCodec {
                 value = .string(s)
             case 2:
                 guard let b = r.slice() else { return nil }
-                value = .data(Data(b))
+                value = .data(copied(b))
             case 3:
                 guard let n = r.u64() else { return nil }
                 value = .number(Int64(bitPattern: n))
@@ -116,8 +225,14 @@ package enum RecordCodec {
             attributes[name] = value
         }
         guard r.atEnd else { return nil }
-        return ItemRecord(persistentRef: PersistentRef(data: Data(ref)), itemClass: cls, attributes: attributes,
+        return ItemRecord(persistentRef: PersistentRef(data: copied(ref)), itemClass: cls, attributes: attributes,
                           data: data)
+    }
+
+    /// The bytes of `slice` as `Data`, copied in one block (`Data`'s generic sequence initializer goes a byte
+    /// at a time).
+    private static func copied(_ slice: ArraySlice<UInt8>) -> Data {
+        slice.withUnsafeBytes { Data($0) }
     }
 
     /// Valid UTF-8 as a string, else nil (the standard library's validation: much cheaper than Foundation's
@@ -130,19 +245,6 @@ package enum RecordCodec {
             return any < 0x80
         }
         return ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func appendU32(_ out: inout [UInt8], _ n: UInt32) {
-        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
-    }
-
-    private static func appendU64(_ out: inout [UInt8], _ n: UInt64) {
-        withUnsafeBytes(of: n.bigEndian) { out.append(contentsOf: $0) }
-    }
-
-    private static func appendBytes(_ out: inout [UInt8], _ bytes: [UInt8]) {
-        appendU32(&out, UInt32(bytes.count))
-        out.append(contentsOf: bytes)
     }
 
     private struct Reader {

@@ -20,7 +20,9 @@ package struct SealedRecord: Sendable, Hashable {
 /// Key material lives in libsodium guarded memory and is zeroed when the sealer is released.
 package final class RecordSealer: @unchecked Sendable {   // immutable after init; SecretKey memory is read-only
     private let encryption: SecretKey
-    private let index: SecretKey
+    /// The index subkey, keyed into one BLAKE2b state per blind-index domain (1 ref, 2 unique key,
+    /// 3 service, 4 other attributes) once per store.
+    private let index: BlindIndexKey
     /// The master key, kept only when it was stretched from a passphrase (or loaded from the kernel keyring),
     /// so ``unlock(_:check:seconds:)`` can cache it without a second Argon2id run.
     private let master: SecretKey?
@@ -33,7 +35,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// The sealer of `master`; `kdfParameters` when it came from a passphrase (the master is then kept).
     private init(master: SecretKey, kdfParameters: [UInt8]?) throws(SecureStoreError) {
         encryption = try Sodium.derive(master, id: 1, context: "SSencryp")
-        index = try Sodium.derive(master, id: 2, context: "SSindex_")
+        index = try BlindIndexKey(try Sodium.derive(master, id: 2, context: "SSindex_"), domains: 1...4)
         self.master = kdfParameters == nil ? nil : master
         self.kdfParameters = kdfParameters
     }
@@ -167,17 +169,26 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     package func refIndex(_ ref: PersistentRef) -> [UInt8] {
-        Sodium.blindIndex(index, domain: 1, Array(ref.data))
+        ref.data.withUnsafeBytes { index.index(domain: 1, $0) }
     }
 
     package func uniqueKeyIndex(_ key: UniqueKey) -> [UInt8] {
-        Sodium.blindIndex(index, domain: 2, key.bytes)
+        key.bytes.withUnsafeBytes { index.index(domain: 2, $0) }
     }
 
-    /// The blind index of a service (domain 3) or of any other attribute (domain 4; used for account).
+    /// The blind index of a service (domain 3) or of any other attribute (domain 4; used for account): over
+    /// the value's bytes (text as UTF-8), none for a value that is neither text nor data.
     package func attributeIndex(_ name: AttributeName, _ value: AttributeValue?) -> [UInt8] {
-        let bytes = (value ?? name.defaultValue)?.bytes ?? []
-        return Sodium.blindIndex(index, domain: name == .service ? 3 : 4, bytes)
+        let domain: UInt8 = name == .service ? 3 : 4
+        switch value ?? name.defaultValue {
+        case .string(let s)?:
+            var s = s
+            return s.withUTF8 { index.index(domain: domain, UnsafeRawBufferPointer($0)) }
+        case .data(let d)?:
+            return d.withUnsafeBytes { index.index(domain: domain, $0) }
+        default:
+            return index.index(domain: domain, UnsafeRawBufferPointer(start: nil, count: 0))
+        }
     }
 
     // MARK: Records
@@ -206,13 +217,25 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
 
     /// - Parameter sealingSecret: false when the stored sealed secret stays as it is (its `secret` is then nil
     ///   and must not be written).
+    ///
+    /// The record is encoded straight into the buffer it is sealed in (and encrypted there, so its plaintext
+    /// is nowhere else), the associated data is built on the stack, and the secret is sealed from the record's
+    /// `Data` (no copy).
     package func seal(_ record: ItemRecord, sealingSecret: Bool) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
-        let ref = refIndex(record.persistentRef)
+        let fields = RecordCodec.Fields(record)
+        let ref = fields.ref.withUnsafeBytes { index.index(domain: 1, $0) }
         let ukey = uniqueKeyIndex(record.uniqueKey)
-        var plain = RecordCodec.encode(record)
-        defer { Sodium.zero(&plain) }
-        let blob = Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption)
+        let blob = ref.withUnsafeBytes { refBytes in
+            ukey.withUnsafeBytes { ukeyBytes in
+                Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: cls), refBytes,
+                                        ukeyBytes) { ad in
+                    Sodium.seal(count: fields.count, ad: ad, key: encryption) { out in
+                        fields.write(version: RecordCodec.version, into: out)
+                    }
+                }
+            }
+        }
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: attributeIndex(.service, record.attributes[.service]),
                             acct: attributeIndex(.account, record.attributes[.account]), blob: blob,
@@ -236,9 +259,15 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
 
     /// The sealed form of a secret stored apart, bound to the row whose reference index is `ref`.
     private func sealSecret(_ data: Data, ref: [UInt8]) -> [UInt8] {
-        var plain = Array(data)
-        defer { Sodium.zero(&plain) }
-        return Sodium.seal(plain, ad: Self.secretAssociatedData(ref: ref), key: encryption)
+        ref.withUnsafeBytes { refBytes in
+            Self.withAssociatedData(prefix: Self.secretADPrefix, cls: nil, refBytes, nil) { ad in
+                data.withUnsafeBytes { plain in
+                    Sodium.seal(count: plain.count, ad: ad, key: encryption) { out in
+                        if plain.count > 0 { out.copyMemory(from: plain) }
+                    }
+                }
+            }
+        }
     }
 
     /// The record in one stored row read in place (the statement's column memory): the same checks as
@@ -287,9 +316,9 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
 
     /// Calls `body` with `prefix ‖ cls ‖ first ‖ second` in stack memory: the associated data of a row
     /// (``associatedData(cls:ref:ukey:)``) or of a secret (``secretAssociatedData(ref:)``).
-    private static func withAssociatedData(prefix: [UInt8], cls: UInt8?, _ first: UnsafeRawBufferPointer,
-                                           _ second: UnsafeRawBufferPointer?,
-                                           _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+    private static func withAssociatedData<Result>(prefix: [UInt8], cls: UInt8?, _ first: UnsafeRawBufferPointer,
+                                                   _ second: UnsafeRawBufferPointer?,
+                                                   _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let count = prefix.count + (cls == nil ? 0 : 1) + first.count + (second?.count ?? 0)
         return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { ad in
             var at = 0

@@ -68,26 +68,6 @@ package enum Sodium {
         return sub
     }
 
-    /// A keyed BLAKE2b-256 of `domain` + `bytes`: a blind index that reveals nothing without the key.
-    package static func blindIndex(_ key: SecretKey, domain: UInt8, _ bytes: [UInt8]) -> [UInt8] {
-        // The domain byte and the bytes fed in turn (no concatenated copy), in a keyed state on the stack
-        // (64-byte aligned, as libsodium declares it), zeroed after.
-        withUnsafeTemporaryAllocation(byteCount: crypto_generichash_statebytes(), alignment: 64) { raw in
-            guard let base = raw.baseAddress else { return [] }   // never: the allocation is 384+ bytes
-            let state = OpaquePointer(base)
-            defer { sodium_memzero(base, raw.count) }
-            crypto_generichash_init(state, key.pointer, keyBytes, indexBytes)
-            var domain = domain
-            crypto_generichash_update(state, &domain, 1)
-            bytes.withUnsafeBufferPointer { _ = crypto_generichash_update(state, $0.baseAddress, UInt64($0.count)) }
-            return [UInt8](unsafeUninitializedCapacity: indexBytes) { buffer, count in
-                guard let out = buffer.baseAddress else { return }   // never: capacity 32
-                crypto_generichash_final(state, out, indexBytes)
-                count = indexBytes
-            }
-        }
-    }
-
     /// An unkeyed BLAKE2b hash of `bytes`, `count` bytes long (16…64): names and bindings, never secrets alone.
     package static func hash(_ bytes: [UInt8], count: Int = 16) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
@@ -113,12 +93,29 @@ package enum Sodium {
 
     /// nonce ‖ ciphertext ‖ tag of `plain`, authenticated together with `ad`.
     package static func seal(_ plain: [UInt8], ad: [UInt8], key: SecretKey) -> [UInt8] {
-        let nonce = random(nonceBytes)
-        var cipher = [UInt8](repeating: 0, count: plain.count + tagBytes)
-        var written: UInt64 = 0
-        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(&cipher, &written, plain, UInt64(plain.count),
-                                                       ad, UInt64(ad.count), nil, nonce, key.pointer)
-        return nonce + cipher
+        ad.withUnsafeBytes { ad in
+            seal(count: plain.count, ad: ad, key: key) { out in
+                plain.withUnsafeBytes { if $0.count > 0 { out.copyMemory(from: $0) } }
+            }
+        }
+    }
+
+    /// nonce ‖ ciphertext ‖ tag of the `count` plaintext bytes `write` puts in the buffer it is given, sealed
+    /// in place (authenticated together with `ad`): one allocation, and the plaintext never exists anywhere
+    /// but in the bytes its ciphertext then overwrites.
+    package static func seal(count: Int, ad: UnsafeRawBufferPointer, key: SecretKey,
+                             _ write: (UnsafeMutableRawBufferPointer) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: nonceBytes + count + tagBytes) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }   // never: capacity ≥ 40
+            randombytes_buf(base, nonceBytes)
+            let text = base + nonceBytes
+            write(UnsafeMutableRawBufferPointer(start: text, count: count))
+            var written: UInt64 = 0
+            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                text, &written, text, UInt64(count), ad.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                UInt64(ad.count), nil, base, key.pointer)
+            initialized = nonceBytes + count + tagBytes
+        }
     }
 
     /// The plaintext of `sealed`, or nil when it was not sealed with `key` and `ad` (or was altered).
@@ -158,6 +155,58 @@ package enum Sodium {
     /// Zeroes `bytes` (plaintext in a temporary buffer).
     package static func zero(_ bytes: UnsafeMutableRawBufferPointer) {
         if let base = bytes.baseAddress { sodium_memzero(base, bytes.count) }
+    }
+}
+
+/// The keyed BLAKE2b-256 states of one blind-index key, one per domain byte (the key and the domain byte
+/// already fed in), made once per store and kept in libsodium guarded memory: a blind index copies its
+/// domain's state to the stack, feeds the bytes and finishes, and zeroes the copy. The result is the same
+/// hash as keying a fresh state each time (FORMAT.md: BLAKE2b-256 keyed with the index subkey over
+/// domain ‖ bytes).
+package final class BlindIndexKey: @unchecked Sendable {   // the states are read-only after init
+    private let memory: SecretKey
+    private let states: UnsafeMutableRawPointer
+    private let domains: ClosedRange<UInt8>
+    /// libsodium's state size rounded up to its 64-byte alignment.
+    private static let stride = (crypto_generichash_statebytes() + 63) & ~63
+
+    package init(_ key: SecretKey, domains: ClosedRange<UInt8>) throws(SecureStoreError) {
+        // 63 spare bytes so the first state can start on a 64-byte boundary whatever sodium_malloc returns.
+        memory = try SecretKey(count: Self.stride * domains.count + 63)
+        let raw = UnsafeMutableRawPointer(memory.pointer)
+        states = raw.alignedUp(toMultipleOf: 64)
+        self.domains = domains
+        for (i, domain) in domains.enumerated() {
+            let state = OpaquePointer(states + i * Self.stride)
+            crypto_generichash_init(state, key.pointer, key.count, Sodium.indexBytes)
+            var domain = domain
+            crypto_generichash_update(state, &domain, 1)
+        }
+    }
+
+    /// The 32-byte index of `bytes` in `domain` (one of the domains this key was made for).
+    package func index(domain: UInt8, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: Sodium.indexBytes) { out, count in
+            guard let target = out.baseAddress else { return }   // never: capacity 32
+            index(domain: domain, bytes, into: target)
+            count = Sodium.indexBytes
+        }
+    }
+
+    /// Writes the 32-byte index of `bytes` in `domain` to `out`.
+    package func index(domain: UInt8, _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) {
+        precondition(domains.contains(domain), "a blind-index domain this key was not made for")
+        let source = states + Int(domain - domains.lowerBound) * Self.stride
+        // On the stack (an alignment above 16 would move a temporary allocation to the heap), aligned by hand.
+        withUnsafeTemporaryAllocation(byteCount: Self.stride + 63, alignment: 16) { raw in
+            guard let start = raw.baseAddress else { return }   // never: the allocation is 384+ bytes
+            defer { sodium_memzero(start, raw.count) }
+            let base = start.alignedUp(toMultipleOf: 64)
+            base.copyMemory(from: source, byteCount: Self.stride)
+            let state = OpaquePointer(base)
+            crypto_generichash_update(state, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+            crypto_generichash_final(state, out, Sodium.indexBytes)
+        }
     }
 }
 
