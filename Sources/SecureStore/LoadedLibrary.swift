@@ -10,7 +10,7 @@ import Darwin
 /// so a program that uses SQLite or memory never maps libpq or libsecret with its GLib, GIO and the rest.
 ///
 /// Used by the PostgreSQL and Secret Service backends, each from the one file that calls its library: they
-/// look up their functions with ``functions(named:)`` once (in a `static let`, so once and thread-safe) and
+/// keep a ``LoadedFunctions`` table in a `static let` (so it is loaded once, thread-safe, at first use) and
 /// call through the pointers. A library that is missing becomes a ``SecureStoreError/Code/notAvailable``
 /// error naming the library and the package that provides it, never a crash. A program that links the
 /// library itself gets the same copy (`dlopen` of a loaded library returns it).
@@ -72,5 +72,33 @@ package struct LoadedLibrary: @unchecked Sendable {   // the handle is never clo
             }
             return .success(UnsafePointer(raw.bindMemory(to: Table.self, capacity: 1)))
         }
+    }
+}
+
+/// A backend's table of C functions from one library, loaded once: the backend keeps it in a `static let`
+/// (so it is loaded once, thread-safe, at first use), calls ``require()`` before the first call of every
+/// path into the library, and calls through ``functions`` afterwards.
+package struct LoadedFunctions<Table>: @unchecked Sendable {   // the table is written once, before it is shared
+    /// The table, or the `notAvailable` error of a library or function that could not be loaded.
+    package let result: Result<UnsafePointer<Table>, SecureStoreError>
+    private let soname: String
+
+    /// Opens `soname` and fills a table of `count` pointers; `name(i)` is the C name of the i-th.
+    package init(soname: String, for backend: String, debianPackage: String, count: Int, name: (Int) -> String) {
+        self.soname = soname
+        result = LoadedLibrary.open(soname, for: backend, debianPackage: debianPackage).flatMap { library in
+            library.table(of: Table.self, count: count, name: name, for: backend)
+        }
+    }
+
+    /// The `notAvailable` error (every time) when the library could not be loaded.
+    package func require() throws(SecureStoreError) {
+        _ = try result.get()
+    }
+
+    /// The looked-up functions; only reached after ``require()`` succeeded.
+    package var functions: UnsafePointer<Table> {
+        guard case .success(let table) = result else { preconditionFailure("\(soname) called before require()") }
+        return table
     }
 }

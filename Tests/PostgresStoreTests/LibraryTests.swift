@@ -9,7 +9,7 @@ struct LibPQLoadingTests {
     @Test("a libpq that cannot be loaded is the backend's notAvailable error, naming the library and the package")
     func missingLibrary() {
         let soname = "libpq-securestore-missing.so.5"
-        guard case .failure(let error) = LibPQ.load(soname: soname) else {
+        guard case .failure(let error) = LibPQ.load(soname: soname).result else {
             Issue.record("loading \(soname) succeeded")
             return
         }
@@ -21,7 +21,7 @@ struct LibPQLoadingTests {
 
     @Test("the installed libpq has every function the backend calls; a URL parses without a server")
     func installedLibrary() throws {
-        _ = try LibPQ.load(soname: LibPQ.soname).get()
+        _ = try LibPQ.load(soname: LibPQ.soname).result.get()
         try PostgresBackend.checkLibrary()
         let target = try PostgresConnection.parse("postgresql://user@db.example:5433/mydb")
         #expect(target.hosts == "db.example" && target.ports == "5433" && target.database == "mydb")

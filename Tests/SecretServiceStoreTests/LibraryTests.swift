@@ -10,7 +10,7 @@ struct LibraryTests {
     @Test("a libsecret that cannot be loaded is the backend's notAvailable error, naming the library and the package")
     func missingLibrary() {
         let soname = "libsecret-securestore-missing.so.0"
-        guard case .failure(let error) = LibSecret.load(soname: soname) else {
+        guard case .failure(let error) = LibSecret.load(soname: soname).result else {
             Issue.record("loading \(soname) succeeded")
             return
         }
@@ -22,7 +22,7 @@ struct LibraryTests {
 
     @Test("the installed libsecret has every function the backend calls")
     func installedLibrary() throws {
-        _ = try LibSecret.load(soname: LibSecret.soname).get()
+        _ = try LibSecret.load(soname: LibSecret.soname).result.get()
     }
 
     /// glib-subset.h declares the part of GLib, GIO and libsecret the backend uses (so building needs no GLib

@@ -902,30 +902,21 @@ enum LibPQ {
     static let soname = "libpq.so.5"
     static let debianPackage = "libpq5"
 
-    private struct Table: @unchecked Sendable {   // written once, before it is shared
-        let functions: UnsafePointer<ss_libpq>
-    }
-    private static let loaded = load(soname: soname).map(Table.init)
+    private static let loaded = load(soname: soname)
 
     /// Opens `soname` and looks up every function the backend calls (tests pass a missing name).
-    static func load(soname: String) -> Result<UnsafePointer<ss_libpq>, SecureStoreError> {
-        LoadedLibrary.open(soname, for: "postgres", debianPackage: debianPackage).flatMap { library in
-            library.table(of: ss_libpq.self, count: ss_libpq_count(), name: { String(cString: ss_libpq_name($0)) },
-                          for: "postgres")
-        }
+    static func load(soname: String) -> LoadedFunctions<ss_libpq> {
+        LoadedFunctions(soname: soname, for: "postgres", debianPackage: debianPackage, count: ss_libpq_count(),
+                        name: { String(cString: ss_libpq_name($0)) })
     }
 
-    /// Loads libpq once; its `notAvailable` error (every time) when it cannot be loaded. Called before
-    /// the first libpq call of every path (parsing a URL, connecting).
+    /// Loads the library once; its `notAvailable` error (every time) when it cannot be loaded.
     static func require() throws(SecureStoreError) {
-        _ = try loaded.get()
+        try loaded.require()
     }
 
     /// The looked-up functions; only reached after ``require()`` succeeded.
-    fileprivate static var functions: UnsafePointer<ss_libpq> {
-        guard case .success(let table) = loaded else { preconditionFailure("libpq called before LibPQ.require()") }
-        return table.functions
-    }
+    fileprivate static var functions: UnsafePointer<ss_libpq> { loaded.functions }
 }
 
 @discardableResult private func PQcancel(_ cancel: OpaquePointer!, _ errbuf: UnsafeMutablePointer<CChar>!, _ errbufsize: Int32) -> Int32 { LibPQ.functions.pointee.PQcancel(cancel, errbuf, errbufsize) }

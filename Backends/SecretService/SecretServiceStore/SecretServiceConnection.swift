@@ -453,33 +453,21 @@ enum LibSecret {
     static let soname = "libsecret-1.so.0"
     static let debianPackage = "libsecret-1-0"
 
-    fileprivate struct Table: @unchecked Sendable {   // written once, before it is shared
-        let functions: UnsafePointer<ss_glib>
-    }
-    fileprivate static let loaded = load(soname: soname).map(Table.init)
+    private static let loaded = load(soname: soname)
 
-    /// Opens `soname` and looks up every function shim.h and this file call, in it or the libraries it
-    /// depends on (tests pass a missing name).
-    static func load(soname: String) -> Result<UnsafePointer<ss_glib>, SecureStoreError> {
-        LoadedLibrary.open(soname, for: "secret-service", debianPackage: debianPackage).flatMap { library in
-            library.table(of: ss_glib.self, count: ss_glib_count(), name: { String(cString: ss_glib_name($0)) },
-                          for: "secret-service")
-        }
+    /// Opens `soname` and looks up every function shim.h and this file call, in it or the libraries it depends on (tests pass a missing name).
+    static func load(soname: String) -> LoadedFunctions<ss_glib> {
+        LoadedFunctions(soname: soname, for: "secret-service", debianPackage: debianPackage, count: ss_glib_count(),
+                        name: { String(cString: ss_glib_name($0)) })
     }
 
-    /// Loads libsecret once; its `notAvailable` error (every time) when it cannot be loaded. Called before
-    /// the first call into it (opening a connection).
+    /// Loads the library once; its `notAvailable` error (every time) when it cannot be loaded.
     static func require() throws(SecureStoreError) {
-        _ = try loaded.get()
+        try loaded.require()
     }
 
     /// The looked-up functions; only reached after ``require()`` succeeded.
-    fileprivate static var functions: UnsafePointer<ss_glib> {
-        guard case .success(let table) = loaded else {
-            preconditionFailure("libsecret called before LibSecret.require()")
-        }
-        return table.functions
-    }
+    fileprivate static var functions: UnsafePointer<ss_glib> { loaded.functions }
 }
 
 /// The table shim.h calls through (declared in CSecret/glib-subset.h).
