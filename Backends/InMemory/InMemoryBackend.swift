@@ -50,8 +50,9 @@ public final class InMemoryBackend: StorageBackend {
         var slots: [ItemRecord?] = []
         var slotOf: [PersistentRef: Int] = [:]
         var slotByKey: [UniqueKey: Int] = [:]
-        /// The slots of each class-and-value of the indexed attribute (the default value when unset).
-        var slotsByValue: [ValueKey: Set<Int>] = [:]
+        /// The slots of each class-and-value of the indexed attribute (the default value when unset), in
+        /// ascending order (an insert appends; no hashing per slot, and a find needs no sort).
+        var slotsByValue: [ValueKey: [Int]] = [:]
         var removedCount = 0
         /// What this transaction did, newest last, to undo it in reverse.
         var undo: [Step] = []
@@ -90,7 +91,7 @@ public final class InMemoryBackend: StorageBackend {
         /// Every table, taken or put back at once.
         struct Tables: Sendable {
             var slots: [ItemRecord?], slotOf: [PersistentRef: Int], slotByKey: [UniqueKey: Int]
-            var slotsByValue: [ValueKey: Set<Int>], removedCount: Int
+            var slotsByValue: [ValueKey: [Int]], removedCount: Int
         }
 
         var tables: Tables {
@@ -141,7 +142,7 @@ public final class InMemoryBackend: StorageBackend {
             slotByKey[record.uniqueKey] = slot
             for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]) {
-                    slotsByValue[key, default: []].insert(slot)
+                    slotsByValue[key, default: []].insertSorted(slot)
                 }
             }
         }
@@ -151,7 +152,7 @@ public final class InMemoryBackend: StorageBackend {
             if slotByKey[record.uniqueKey] == slot { slotByKey[record.uniqueKey] = nil }
             for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]),
-                   slotsByValue[key]?.remove(slot) != nil, slotsByValue[key]?.isEmpty == true {
+                   slotsByValue[key]?.removeSorted(slot) == true, slotsByValue[key]?.isEmpty == true {
                     slotsByValue[key] = nil
                 }
             }
@@ -173,13 +174,13 @@ public final class InMemoryBackend: StorageBackend {
             }
             if let itemClass = filter.itemClass {
                 // The smallest index entry among the indexed values the query names (none: nothing matches).
-                var smallest: Set<Int>?
+                var smallest: [Int]?
                 for name in Self.indexed {
                     guard let value = filter.equalities[name], let key = ValueKey(itemClass, name, value) else { continue }
                     let entry = slotsByValue[key] ?? []
                     if smallest.map({ entry.count < $0.count }) ?? true { smallest = entry }
                 }
-                if let smallest { return smallest.sorted().compactMap { slots[$0] } }
+                if let smallest { return smallest.compactMap { slots[$0] } }
             }
             return slots.compactMap { record in
                 guard let record, filter.itemClass == nil || record.itemClass == filter.itemClass else { return nil }
@@ -226,5 +227,33 @@ public final class InMemoryBackend: StorageBackend {
             }
             return before - slotOf.count
         }
+    }
+}
+
+private extension Array where Element == Int {
+    /// Inserts `slot` into this ascending array (appended when it is the largest: every insert's slot is).
+    mutating func insertSorted(_ slot: Int) {
+        guard let last, last >= slot else { return append(slot) }
+        let at = lowerBound(slot)
+        if at < count, self[at] == slot { return }
+        insert(slot, at: at)
+    }
+
+    /// Removes `slot` from this ascending array; whether it was there.
+    mutating func removeSorted(_ slot: Int) -> Bool {
+        let at = lowerBound(slot)
+        guard at < count, self[at] == slot else { return false }
+        remove(at: at)
+        return true
+    }
+
+    /// The first index whose element is not below `slot`.
+    private func lowerBound(_ slot: Int) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < slot { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }

@@ -9,13 +9,23 @@ public import Foundation
 /// core builds it.
 public struct UniqueKey: Hashable, Sendable {
     public let bytes: [UInt8]
+    /// The bytes' SipHash (this process's random seed), computed once: a key is probed and filed several times
+    /// (an add probes the key table and files the key; a replace unfiles and files it).
+    private let digest: Int
 
     init(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) {
+        bytes = Self.bytes(itemClass: itemClass, values: values)
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        digest = hasher.finalize()
+    }
+
+    private static func bytes(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) -> [UInt8] {
         // One allocation: the bytes are written straight from the values (no per-value arrays) into a stack
         // buffer a block at a time, then copied once into the array; a key longer than the buffer continues
         // in an array. (`Array.append(contentsOf:)` costs ~100 instructions a call, and a key is built for
         // every add and every full-key query.)
-        bytes = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { stack in
+        withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { stack in
             var out = Sink(stack: stack)
             out.append(text: itemClass.rawValue)
             for name in itemClass.uniquenessKey {
@@ -92,12 +102,23 @@ public struct UniqueKey: Hashable, Sendable {
     }
 
     public static func == (a: UniqueKey, b: UniqueKey) -> Bool {
-        a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in sameMemory(x, y) } }
+        a.digest == b.digest && a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in sameMemory(x, y) } }
     }
-    /// The bytes in one block (the derived hash combines them one at a time).
     public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(digest)
     }
+    /// The kept digest mixed with the table's seed: no second SipHash per probe. The digest is keyed by this
+    /// process's random seed, so callers who choose the values still cannot aim keys at one bucket.
+    public func _rawHashValue(seed: Int) -> Int { mixedHash(UInt64(UInt(bitPattern: digest)), seed: seed) }
+}
+
+/// `value` and `seed` mixed by SplitMix64's finalizer (every input bit reaches every output bit): a hash-table
+/// hash for values that are already spread (a kept SipHash) or from a fixed set (attribute name bits).
+func mixedHash(_ value: UInt64, seed: Int) -> Int {
+    var z = value ^ UInt64(UInt(bitPattern: seed)) &* 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return Int(truncatingIfNeeded: z ^ (z >> 31))
 }
 
 /// One stored item, as the core hands it to a backend and gets it back.
