@@ -223,18 +223,28 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         }
         var packed: UInt32 = 0
         for b in bytes { packed = packed << 8 | UInt32(b) }
-        return byPackedCode[packed]
+        // A binary search of the sorted codes (~6 comparisons; a dictionary probe SipHashes the integer, and a
+        // decoder looks up every attribute of every record it reads).
+        let table = packedCodes
+        var low = 0, high = table.codes.count
+        while low < high {
+            let mid = (low + high) / 2
+            if table.codes[mid] < packed { low = mid + 1 } else { high = mid }
+        }
+        guard low < table.codes.count, table.codes[low] == packed else { return nil }
+        return table.names[low]
     }
 
-    /// Four-byte codes packed big-endian into an integer.
-    private static let byPackedCode: [UInt32: AttributeName] = {
-        var table: [UInt32: AttributeName] = [:]
+    /// Four-byte codes packed big-endian into an integer, ascending, with their attributes.
+    private static let packedCodes: (codes: [UInt32], names: [AttributeName]) = {
+        var table: [(UInt32, AttributeName)] = []
         for (code, name) in byCode where code.utf8.count == 4 {
             var packed: UInt32 = 0
             for b in code.utf8 { packed = packed << 8 | UInt32(b) }
-            table[packed] = name
+            table.append((packed, name))
         }
-        return table
+        table.sort { $0.0 < $1.0 }
+        return (table.map(\.0), table.map(\.1))
     }()
 
     private static let byCode: [String: AttributeName] = Dictionary(all.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
