@@ -172,7 +172,8 @@ final class SQLiteConnection {
     var changes: Int { Int(sqlite3_changes(db)) }
 
     private func prepared(_ sql: String) throws(SecureStoreError) -> OpaquePointer {
-        for entry in recent where entry.sql == sql { return entry.stmt }
+        let length = sql.utf8.count   // O(1) for native strings: other statements are passed over by length
+        for entry in recent where entry.sql.utf8.count == length && entry.sql == sql { return entry.stmt }
         if let stmt = statements[sql] {
             remember(sql, stmt)
             return stmt
