@@ -50,8 +50,9 @@ public final class InMemoryBackend: StorageBackend {
         var slots: [ItemRecord?] = []
         var slotOf: [PersistentRef: Int] = [:]
         var slotByKey: [UniqueKey: Int] = [:]
-        /// The slots of each class-and-value of the indexed attribute (the default value when unset).
-        var slotsByValue: [ValueKey: Set<Int>] = [:]
+        /// The slots of each class-and-value of the indexed attribute (the default value when unset), in
+        /// ascending order (an insert appends; no hashing per slot, and a find needs no sort).
+        var slotsByValue: [ValueKey: [Int]] = [:]
         var removedCount = 0
         /// What this transaction did, newest last, to undo it in reverse.
         var undo: [Step] = []
@@ -90,7 +91,7 @@ public final class InMemoryBackend: StorageBackend {
         /// Every table, taken or put back at once.
         struct Tables: Sendable {
             var slots: [ItemRecord?], slotOf: [PersistentRef: Int], slotByKey: [UniqueKey: Int]
-            var slotsByValue: [ValueKey: Set<Int>], removedCount: Int
+            var slotsByValue: [ValueKey: [Int]], removedCount: Int
         }
 
         var tables: Tables {
@@ -131,6 +132,24 @@ public final class InMemoryBackend: StorageBackend {
                 self.name = name
                 digest = hasher.finalize()
             }
+
+            /// The value's SipHash (this process's random seed), the name's bit and the class, mixed with the
+            /// table's seed: a probe hashes the value once, not a second time through `hash(into:)`.
+            func _rawHashValue(seed: Int) -> Int {
+                var z = UInt64(UInt(bitPattern: digest)) ^ name.bit &* 0xD6E8_FEB8_6659_FD93
+                let cls: UInt64 = switch itemClass {
+                case .genericPassword: 1
+                case .internetPassword: 2
+                case .certificate: 3
+                case .key: 4
+                case .identity: 5
+                }
+                z ^= cls << 58
+                z ^= UInt64(UInt(bitPattern: seed)) &* 0x9E37_79B9_7F4A_7C15
+                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+                return Int(truncatingIfNeeded: z ^ (z >> 31))
+            }
         }
 
         /// The service: the attribute list queries name (an account names one item, which the key finds).
@@ -141,7 +160,7 @@ public final class InMemoryBackend: StorageBackend {
             slotByKey[record.uniqueKey] = slot
             for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]) {
-                    slotsByValue[key, default: []].insert(slot)
+                    slotsByValue[key, default: []].insertSorted(slot)
                 }
             }
         }
@@ -151,7 +170,7 @@ public final class InMemoryBackend: StorageBackend {
             if slotByKey[record.uniqueKey] == slot { slotByKey[record.uniqueKey] = nil }
             for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]),
-                   slotsByValue[key]?.remove(slot) != nil, slotsByValue[key]?.isEmpty == true {
+                   slotsByValue[key]?.removeSorted(slot) == true, slotsByValue[key]?.isEmpty == true {
                     slotsByValue[key] = nil
                 }
             }
@@ -173,13 +192,13 @@ public final class InMemoryBackend: StorageBackend {
             }
             if let itemClass = filter.itemClass {
                 // The smallest index entry among the indexed values the query names (none: nothing matches).
-                var smallest: Set<Int>?
+                var smallest: [Int]?
                 for name in Self.indexed {
                     guard let value = filter.equalities[name], let key = ValueKey(itemClass, name, value) else { continue }
                     let entry = slotsByValue[key] ?? []
                     if smallest.map({ entry.count < $0.count }) ?? true { smallest = entry }
                 }
-                if let smallest { return smallest.sorted().compactMap { slots[$0] } }
+                if let smallest { return smallest.compactMap { slots[$0] } }
             }
             return slots.compactMap { record in
                 guard let record, filter.itemClass == nil || record.itemClass == filter.itemClass else { return nil }
@@ -226,5 +245,33 @@ public final class InMemoryBackend: StorageBackend {
             }
             return before - slotOf.count
         }
+    }
+}
+
+private extension Array where Element == Int {
+    /// Inserts `slot` into this ascending array (appended when it is the largest: every insert's slot is).
+    mutating func insertSorted(_ slot: Int) {
+        guard let last, last >= slot else { return append(slot) }
+        let at = lowerBound(slot)
+        if at < count, self[at] == slot { return }
+        insert(slot, at: at)
+    }
+
+    /// Removes `slot` from this ascending array; whether it was there.
+    mutating func removeSorted(_ slot: Int) -> Bool {
+        let at = lowerBound(slot)
+        guard at < count, self[at] == slot else { return false }
+        remove(at: at)
+        return true
+    }
+
+    /// The first index whose element is not below `slot`.
+    private func lowerBound(_ slot: Int) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < slot { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }

@@ -54,6 +54,11 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     public static func == (a: AttributeName, b: AttributeName) -> Bool { a.bit == b.bit }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(bit) }
+    /// What `Dictionary` and `Set` ask for: the bit mixed with the table's seed (``mixedHash(_:seed:)``), not a
+    /// SipHash of it. Attribute names are a fixed set of this library's (no caller can choose names that
+    /// collide), and every operation builds and probes attribute dictionaries: SipHash cost ~120
+    /// instructions a probe, this ~10.
+    public func _rawHashValue(seed: Int) -> Int { mixedHash(bit, seed: seed) }
     public var description: String { "\(name) (\(code))" }
 
     // Every class.
@@ -218,19 +223,62 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         }
         var packed: UInt32 = 0
         for b in bytes { packed = packed << 8 | UInt32(b) }
-        return byPackedCode[packed]
+        return withPackedCode(packed)
     }
 
-    /// Four-byte codes packed big-endian into an integer.
-    private static let byPackedCode: [UInt32: AttributeName] = {
-        var table: [UInt32: AttributeName] = [:]
-        for (code, name) in byCode where code.utf8.count == 4 {
-            var packed: UInt32 = 0
-            for b in code.utf8 { packed = packed << 8 | UInt32(b) }
-            table[packed] = name
+    /// The attribute whose four-byte code, packed big-endian, is `packed`: a switch (no table to hash or
+    /// search; a decoder looks up every attribute of every record it reads).
+    /// `RepresentationTests` checks it against ``all``.
+    package static func withPackedCode(_ packed: UInt32) -> AttributeName? {
+        switch packed {
+        case 0x61636374: .account   // acct
+        case 0x61677270: .accessGroup   // agrp
+        case 0x61746167: .applicationTag   // atag
+        case 0x61747970: .authenticationType   // atyp
+        case 0x6273697A: .keySizeInBits   // bsiz
+        case 0x63646174: .creationDate   // cdat
+        case 0x63656E63: .certificateEncoding   // cenc
+        case 0x63727472: .creator   // crtr
+        case 0x63747970: .certificateType   // ctyp
+        case 0x64656372: .canDecrypt   // decr
+        case 0x64657363: .description   // desc
+        case 0x64727665: .canDerive   // drve
+        case 0x65646174: .endDate   // edat
+        case 0x656E6372: .canEncrypt   // encr
+        case 0x6573697A: .effectiveKeySize   // esiz
+        case 0x65787472: .isExtractable   // extr
+        case 0x67656E61: .generic   // gena
+        case 0x69636D74: .comment   // icmt
+        case 0x696E7669: .isInvisible   // invi
+        case 0x69737372: .issuer   // issr
+        case 0x6B636C73: .keyClass   // kcls
+        case 0x6B6C626C: .applicationLabel   // klbl
+        case 0x6C61626C: .label   // labl
+        case 0x6D646174: .modificationDate   // mdat
+        case 0x6E656761: .isNegative   // nega
+        case 0x70617468: .path   // path
+        case 0x70646D6E: .accessible   // pdmn
+        case 0x7065726D: .isPermanent   // perm
+        case 0x706B6868: .publicKeyHash   // pkhh
+        case 0x706F7274: .port   // port
+        case 0x7074636C: .`protocol`   // ptcl
+        case 0x73646174: .startDate   // sdat
+        case 0x73646D6E: .securityDomain   // sdmn
+        case 0x73656E73: .isSensitive   // sens
+        case 0x7369676E: .canSign   // sign
+        case 0x736B6964: .subjectKeyID   // skid
+        case 0x736C6E72: .serialNumber   // slnr
+        case 0x73727672: .server   // srvr
+        case 0x7375626A: .subject   // subj
+        case 0x73766365: .service   // svce
+        case 0x73796E63: .synchronizable   // sync
+        case 0x74797065: .type   // type
+        case 0x756E7770: .canUnwrap   // unwp
+        case 0x76726679: .canVerify   // vrfy
+        case 0x77726170: .canWrap   // wrap
+        default: nil
         }
-        return table
-    }()
+    }
 
     private static let byCode: [String: AttributeName] = Dictionary(all.map { ($0.code, $0) }, uniquingKeysWith: { a, _ in a })
     private static let byName: [String: AttributeName] = {

@@ -173,10 +173,14 @@ extension Keychain {
                 var keys: [UniqueKey] = []
                 keys.reserveCapacity(groups.count * (synchronizable == nil ? 2 : 1))
                 for group in groups {
-                    for sync in [false, true] where synchronizable == nil || synchronizable == sync {
+                    // Not `for sync in [false, true]`: that literal is an array allocated on every query.
+                    var sync = synchronizable ?? false
+                    while true {
                         keys.append(UniqueKey(itemClass: itemClass) { name in
                             name == .accessGroup ? .string(group) : name == .synchronizable ? .bool(sync) : attributes[name]
                         })
+                        guard synchronizable == nil, !sync else { break }
+                        sync = true
                     }
                 }
                 filter.uniqueKeys = keys

@@ -58,6 +58,17 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         return found.map { Item($0, returning: query.returning) }
     }
 
+    /// ``items(matching:)`` with a limit of one, without the array of results.
+    public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
+        var one = query
+        one.limit = .one
+        let prepared = try prepare(one, for: .copy)
+        let found = try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
+            try matching(prepared, in: &txn, max: 1)
+        }
+        return found.first.map { Item($0, returning: query.returning) }
+    }
+
     @discardableResult
     public func update(_ query: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {
         let prepared = try prepare(query, for: .update)

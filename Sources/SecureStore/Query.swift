@@ -56,9 +56,21 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
         long = data.count > 16 ? data : nil
     }
 
-    private init(words: (UInt64, UInt64)) {
+    /// A reference with these bytes, read in place (a decoder's buffer): no `Data` is made for one of up to 16
+    /// bytes, which is every reference a store makes.
+    package init(bytes: UnsafeRawBufferPointer) {
+        guard bytes.count <= 16 else {
+            self.init(data: Data(bytes))
+            return
+        }
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { raw in raw.copyMemory(from: bytes) }
+        self.init(words: words, count: bytes.count)
+    }
+
+    private init(words: (UInt64, UInt64), count: Int = 16) {
         (word0, word1) = words
-        count = 16
+        self.count = count
         long = nil
     }
 

@@ -29,6 +29,10 @@ public protocol SecureStore: Sendable {
     /// - Throws: `param`/`noSuchAttribute`/`missingEntitlement` for a malformed query, never `itemNotFound`.
     func items(matching query: ItemQuery) throws(SecureStoreError) -> [Item]
 
+    /// The first item that matches (the query's limit is ignored), or `nil`. Stores need not implement
+    /// it: the default is ``items(matching:)`` with a limit of one.
+    func item(matching query: ItemQuery) throws(SecureStoreError) -> Item?
+
     /// Updates every matching item (`SecItemUpdate`), all or nothing.
     /// - Returns: how many items changed.
     /// - Throws: `itemNotFound`; `duplicateItem` if an item's new key collides (nothing changes);

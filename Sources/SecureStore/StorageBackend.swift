@@ -12,82 +12,118 @@ public struct UniqueKey: Hashable, Sendable {
 
     init(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) {
         // One allocation: the bytes are written straight from the values (no per-value arrays) into a stack
-        // buffer a block at a time, then copied once into the array; a key longer than the buffer continues
-        // in an array. (`Array.append(contentsOf:)` costs ~100 instructions a call, and a key is built for
-        // every add and every full-key query.)
+        // buffer, then copied once into the array; a key longer than the buffer continues in an array.
+        // (`Array.append(contentsOf:)` costs ~100 instructions a call, and a key is built for every add, every
+        // full-key query and every record a store decodes.)
         bytes = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { stack in
             var out = Sink(stack: stack)
             out.append(text: itemClass.rawValue)
             for name in itemClass.uniquenessKey {
                 let value = values(name) ?? name.defaultValue
-                out.append(byte: 0x1F)
                 switch value {
                 case .string(let s)?:
-                    out.append(length: s.utf8.count)
+                    out.append(marker: 0x1F, length: UInt32(truncatingIfNeeded: s.utf8.count))
                     out.append(text: s)
                 case .data(let d)?:
-                    out.append(length: d.count)
+                    out.append(marker: 0x1F, length: UInt32(truncatingIfNeeded: d.count))
                     d.withUnsafeBytes { out.append($0) }
                 case .number(let i)?:
                     if name.kind == .numberOrText || name.kind == .textOrNumber {
-                        out.append(length: 0xFFFF_FFFF)
+                        out.append(marker: 0x1F, length: 0xFFFF_FFFF)
+                    } else {
+                        out.append(byte: 0x1F)
                     }
                     out.append(integer: i)
                 case .bool(let b)?:
+                    out.append(byte: 0x1F)
                     out.append(integer: b ? 1 : 0)
                 case .date?, nil:
-                    break
+                    out.append(byte: 0x1F)
                 }
             }
             return out.bytes
         }
     }
 
-    /// Where a key's bytes are written: a caller's buffer, then an array once the buffer is full.
+    /// Where a key's bytes are written: a caller's buffer, then an array once the buffer is full. The short
+    /// pieces (marker, length, integer) are stored in place, not copied through `memcpy`.
     private struct Sink {
-        let stack: UnsafeMutableRawBufferPointer
+        let base: UnsafeMutableRawPointer
+        let capacity: Int
         var count = 0
         var spilled: [UInt8]?
 
-        init(stack: UnsafeMutableRawBufferPointer) { self.stack = stack }
+        init(stack: UnsafeMutableRawBufferPointer) {
+            base = stack.baseAddress!   // a temporary allocation of 256 bytes always has one
+            capacity = stack.count
+        }
 
-        mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        /// Room for `n` more bytes in the buffer (never once the key spilled into an array).
+        @inline(__always) private func fits(_ n: Int) -> Bool { spilled == nil && n <= capacity - count }
+
+        @inline(__always) mutating func append(_ bytes: UnsafeRawBufferPointer) {
             guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-            if spilled == nil, bytes.count <= stack.count - count, let base = stack.baseAddress {
+            if fits(bytes.count) {
                 (base + count).copyMemory(from: source, byteCount: bytes.count)
                 count += bytes.count
-                return
+            } else {
+                spill(bytes)
             }
+        }
+
+        private mutating func spill(_ bytes: UnsafeRawBufferPointer) {
             if spilled == nil {
                 var array: [UInt8] = []
-                array.reserveCapacity(2 * stack.count + bytes.count)
-                array.append(contentsOf: UnsafeRawBufferPointer(rebasing: stack[..<count]))
+                array.reserveCapacity(2 * capacity + bytes.count)
+                array.append(contentsOf: UnsafeRawBufferPointer(start: base, count: count))
                 spilled = array
             }
             spilled!.append(contentsOf: bytes)
         }
 
-        mutating func append(byte: UInt8) {
-            withUnsafeBytes(of: byte) { append($0) }
+        @inline(__always) mutating func append(byte: UInt8) {
+            if fits(1) {
+                base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+                count += 1
+            } else {
+                withUnsafeBytes(of: byte) { spill($0) }
+            }
         }
 
-        mutating func append(text: String) {
+        /// The marker byte, then four bytes of length, big-endian.
+        @inline(__always) mutating func append(marker: UInt8, length: UInt32) {
+            if fits(5) {
+                base.storeBytes(of: marker, toByteOffset: count, as: UInt8.self)
+                base.storeBytes(of: length.bigEndian, toByteOffset: count + 1, as: UInt32.self)
+                count += 5
+            } else {
+                append(byte: marker)
+                withUnsafeBytes(of: length.bigEndian) { append($0) }
+            }
+        }
+
+        @inline(__always) mutating func append(text: String) {
             var text = text
             text.withUTF8 { append(UnsafeRawBufferPointer($0)) }   // copies only a bridged string
         }
 
-        /// Four bytes, big-endian.
-        mutating func append(length count: Int) {
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { append($0) }
-        }
-
         /// Eight bytes, big-endian.
-        mutating func append(integer i: Int64) {
-            withUnsafeBytes(of: UInt64(bitPattern: i).bigEndian) { append($0) }
+        @inline(__always) mutating func append(integer i: Int64) {
+            if fits(8) {
+                base.storeBytes(of: UInt64(bitPattern: i).bigEndian, toByteOffset: count, as: UInt64.self)
+                count += 8
+            } else {
+                withUnsafeBytes(of: UInt64(bitPattern: i).bigEndian) { append($0) }
+            }
         }
 
         var bytes: [UInt8] {
-            spilled ?? [UInt8](UnsafeRawBufferPointer(rebasing: stack[..<count]))
+            if let spilled { return spilled }
+            let count = count, base = base
+            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if count > 0, let target = buffer.baseAddress { UnsafeMutableRawPointer(target).copyMemory(from: base, byteCount: count) }
+                initialized = count
+            }
         }
     }
 
@@ -100,26 +136,67 @@ public struct UniqueKey: Hashable, Sendable {
     }
 }
 
+/// `value` and `seed` mixed by SplitMix64's finalizer (every input bit reaches every output bit): a hash-table
+/// hash for values from a fixed set (attribute name bits).
+func mixedHash(_ value: UInt64, seed: Int) -> Int {
+    var z = value ^ UInt64(UInt(bitPattern: seed)) &* 0x9E37_79B9_7F4A_7C15
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return Int(truncatingIfNeeded: z ^ (z >> 31))
+}
+
 /// One stored item, as the core hands it to a backend and gets it back.
 ///
 /// `attributes` always hold accessible, accessGroup, synchronizable and both dates (the core fills them in).
+///
+/// The fields live in one shared, immutable box: a record is copied several times on its way from a backend's
+/// table to the caller (found, filtered, shaped into an ``Item``), and a copy is then one reference count
+/// instead of one per field (attributes, secret, key bytes, reference).
 public struct ItemRecord: Sendable, Hashable {
-    public let persistentRef: PersistentRef
-    public let itemClass: ItemClass
-    public let attributes: [AttributeName: AttributeValue]
+    private final class Fields: Sendable {
+        let persistentRef: PersistentRef
+        let itemClass: ItemClass
+        let attributes: [AttributeName: AttributeValue]
+        let data: Data?
+        let uniqueKey: UniqueKey
+
+        init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
+             data: Data?, uniqueKey: UniqueKey) {
+            self.persistentRef = persistentRef
+            self.itemClass = itemClass
+            self.attributes = attributes
+            self.data = data
+            self.uniqueKey = uniqueKey
+        }
+    }
+    private let fields: Fields
+
+    public var persistentRef: PersistentRef { fields.persistentRef }
+    public var itemClass: ItemClass { fields.itemClass }
+    public var attributes: [AttributeName: AttributeValue] { fields.attributes }
     /// The secret (`kSecValueData`): `nil` for an item added without one, which is not the same as an
     /// empty secret (`Data()`).
-    public let data: Data?
+    public var data: Data? { fields.data }
     /// Computed once from class and attributes.
-    public let uniqueKey: UniqueKey
+    public var uniqueKey: UniqueKey { fields.uniqueKey }
 
     public init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
                 data: Data?) {
-        self.persistentRef = persistentRef
-        self.itemClass = itemClass
-        self.attributes = attributes
-        self.data = data
-        self.uniqueKey = UniqueKey(itemClass: itemClass) { attributes[$0] }
+        fields = Fields(persistentRef: persistentRef, itemClass: itemClass, attributes: attributes, data: data,
+                        uniqueKey: UniqueKey(itemClass: itemClass) { attributes[$0] })
+    }
+
+    public static func == (a: ItemRecord, b: ItemRecord) -> Bool {
+        a.fields === b.fields || (a.persistentRef == b.persistentRef && a.itemClass == b.itemClass
+            && a.attributes == b.attributes && a.data == b.data)
+    }
+
+    /// The same fields as the derived hash had (the key follows from class and attributes).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(persistentRef)
+        hasher.combine(itemClass)
+        hasher.combine(attributes)
+        hasher.combine(data)
     }
 }
 

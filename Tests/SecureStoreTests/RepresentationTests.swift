@@ -139,5 +139,69 @@ struct RepresentationTests {
             }
         }
         #expect(PersistentRef.random().data.count == 16)
+        // Read in place from a decoder's buffer: the same reference as from a `Data`.
+        for (data, ref) in made {
+            let inPlace = data.withUnsafeBytes { PersistentRef(bytes: $0) }
+            #expect(inPlace == ref && inPlace.data == data && inPlace.hashValue == ref.hashValue, "\(data as NSData)")
+        }
+    }
+
+    @Test("attribute codes: the packed-code switch finds every code of `all`, and nothing else")
+    func packedCodes() {
+        for name in Self.names {
+            let found = AttributeName.withCode(utf8: ArraySlice(name.code.utf8))
+            #expect(found?.code == name.code, "\(name)")
+            #expect(found == name, "\(name)")
+        }
+        let codes = Set(AttributeName.all.map(\.code))
+        var rng = SplitMix64(seed: 0xC0DE)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz".utf8)
+        for _ in 0..<5000 {
+            let bytes = (0..<4).map { _ in letters[Int.random(in: 0..<letters.count, using: &rng)] }
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect((AttributeName.withCode(utf8: ArraySlice(bytes)) != nil) == codes.contains(text), "\(text)")
+        }
+        for other in ["", "acc", "accts", "ACCT", "svce\u{0}"] {
+            #expect(AttributeName.withCode(utf8: ArraySlice(other.utf8)) == nil, "\(other)")
+        }
+    }
+
+    @Test("attribute names in tables: one hash per code under every seed, and dictionaries keyed by them work")
+    func nameHashing() {
+        for seed in [0, 1, -1, 0x5EED, Int.max, Int.min] {
+            var byHash: [Int: String] = [:]
+            for name in Self.names {
+                let h = name._rawHashValue(seed: seed)
+                if let other = byHash.updateValue(name.code, forKey: h) { #expect(other == name.code, "\(name) seed \(seed)") }
+            }
+        }
+        #expect(AttributeName.type._rawHashValue(seed: 7) == AttributeName.keyType._rawHashValue(seed: 7))
+        var table: [AttributeName: Int] = [:]
+        for (i, name) in AttributeName.all.enumerated() { table[name] = i }
+        #expect(table.count == AttributeName.all.count)
+        for (i, name) in AttributeName.all.enumerated() { #expect(table[name] == i, "\(name)") }
+        #expect(table[.keyType] == table[.type])
+        #expect(Set(Self.names).count == AttributeName.all.count)
+    }
+
+    @Test("records: a copy shares its fields; records made apart with the same fields are equal, with one hash")
+    func records() {
+        let ref = PersistentRef.random()
+        let attributes: [AttributeName: AttributeValue] = [.service: "s", .account: "a", .accessGroup: "g",
+                                                           .synchronizable: false]
+        let a = ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: attributes, data: Data("x".utf8))
+        let b = ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: attributes, data: Data("x".utf8))
+        #expect(a == b && a.hashValue == b.hashValue && a.uniqueKey == b.uniqueKey)
+        let copy = a
+        #expect(copy == a && copy.attributes == attributes && copy.data == Data("x".utf8) && copy.persistentRef == ref)
+        let noData = ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: attributes, data: nil)
+        let otherRef = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes,
+                                  data: Data("x".utf8))
+        var changed = attributes
+        changed[.label] = "l"
+        let otherAttributes = ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: changed,
+                                         data: Data("x".utf8))
+        for other in [noData, otherRef, otherAttributes] { #expect(a != other) }
+        #expect(Set([a, b, copy, noData, otherRef, otherAttributes]).count == 4)
     }
 }

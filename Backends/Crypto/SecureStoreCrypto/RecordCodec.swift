@@ -191,8 +191,9 @@ package enum RecordCodec {
             }
         }
         guard let count = r.u32() else { return nil }
-        var attributes: [AttributeName: AttributeValue] = [:]
-        attributes.reserveCapacity(min(Int(count), 64))
+        // `init(minimumCapacity:)`, not `reserveCapacity` (which is not specialized: it hashes through witness
+        // tables when it resizes).
+        var attributes = [AttributeName: AttributeValue](minimumCapacity: min(Int(count), 64))
         var previous: ArraySlice<UInt8>?
         for _ in 0..<count {
             // Exactly what `encode` writes: attribute codes (not readable names), each once, in byte order
@@ -225,7 +226,7 @@ package enum RecordCodec {
             attributes[name] = value
         }
         guard r.atEnd else { return nil }
-        return ItemRecord(persistentRef: PersistentRef(data: copied(ref)), itemClass: cls, attributes: attributes,
+        return ItemRecord(persistentRef: ref.withUnsafeBytes { PersistentRef(bytes: $0) }, itemClass: cls, attributes: attributes,
                           data: data)
     }
 

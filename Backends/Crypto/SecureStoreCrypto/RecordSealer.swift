@@ -321,17 +321,23 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                                                    _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let count = prefix.count + (cls == nil ? 0 : 1) + first.count + (second?.count ?? 0)
         return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { ad in
-            var at = 0
-            func append(_ bytes: UnsafeRawBufferPointer) {
-                if bytes.count > 0 { UnsafeMutableRawBufferPointer(rebasing: ad[at..<at + bytes.count]).copyMemory(from: bytes) }
-                at += bytes.count
-            }
-            prefix.withUnsafeBytes(append)
+            // Plain offsets (a nested function appending to a captured offset costs a boxed variable and an
+            // exclusivity check per call).
+            var at = prefix.withUnsafeBytes { Self.copy($0, into: ad, at: 0) }
             if let cls { ad[at] = cls; at += 1 }
-            append(first)
-            if let second { append(second) }
+            at = Self.copy(first, into: ad, at: at)
+            if let second { at = Self.copy(second, into: ad, at: at) }
             return body(UnsafeRawBufferPointer(ad))
         }
+    }
+
+    /// Copies `bytes` into `buffer` at `at`; the offset after them.
+    @inline(__always)
+    private static func copy(_ bytes: UnsafeRawBufferPointer, into buffer: UnsafeMutableRawBufferPointer, at: Int) -> Int {
+        if let source = bytes.baseAddress, bytes.count > 0, let target = buffer.baseAddress {
+            (target + at).copyMemory(from: source, byteCount: bytes.count)
+        }
+        return at + bytes.count
     }
 
     /// The record in one stored row (`id` only names it in errors); `decode` when it was altered, moved to

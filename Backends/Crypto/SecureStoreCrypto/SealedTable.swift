@@ -273,9 +273,13 @@ package final class SealedTableLayout: Sendable {
 
 /// The records of one store in a SQL table, inside one transaction the backend opened: the find plan, the
 /// row decoding and the writes, the same for every SQL backend.
-package struct SealedTable<Executor: SealedTableExecutor> {
+///
+/// Not generic over the executor: the table is reached through ``SealedTransaction``'s existential, where a
+/// generic table's methods run unspecialized and look up their type's metadata on every call (~1 k
+/// instructions a lookup); an executor existential costs one indirect call per statement.
+package struct SealedTable {
     package let layout: SealedTableLayout
-    package let executor: Executor
+    package let executor: any SealedTableExecutor
     package let sealer: RecordSealer
     /// The key-check value `sealer` belongs to (the key epoch).
     package let epoch: [UInt8]
@@ -290,7 +294,7 @@ package struct SealedTable<Executor: SealedTableExecutor> {
 
     /// - Parameter keepingUnchangedSecrets: remember the secrets `find` returns, and leave a secret that a
     ///   `replace` does not change as it is stored (only for a layout that names changed columns only).
-    package init(layout: SealedTableLayout, executor: Executor, sealer: RecordSealer, epoch: [UInt8],
+    package init(layout: SealedTableLayout, executor: any SealedTableExecutor, sealer: RecordSealer, epoch: [UInt8],
                  epochChecked: Bool, keepingUnchangedSecrets: Bool = false) {
         self.layout = layout
         self.executor = executor
@@ -515,7 +519,7 @@ extension SealedTable: SealedTableOperations {}
 public struct SealedTransaction: StorageTransaction {
     private let table: any SealedTableOperations
 
-    package init<Executor: SealedTableExecutor>(_ table: SealedTable<Executor>) { self.table = table }
+    package init(_ table: SealedTable) { self.table = table }
 
     public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
         try table.find(filter)

@@ -11,6 +11,10 @@ typealias SQLValue = TableValue
 final class SQLiteConnection {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// The statements used last, looked up before `statements`: a lookup runs three (`BEGIN`, the probe,
+    /// `COMMIT`) whose SQL is the same string each time (constants of the layout), and comparing a string with
+    /// itself is one check of its storage, where the dictionary SipHashes the whole SQL text.
+    private var recent: [(sql: String, stmt: OpaquePointer)] = []
     let path: String
 
     /// Opens an existing database file read-write (the caller creates the file with the right mode), or
@@ -63,6 +67,7 @@ final class SQLiteConnection {
     func close() {
         for (_, stmt) in statements { sqlite3_finalize(stmt) }
         statements = [:]
+        recent = []
         sqlite3_close_v2(db)
         db = nil
     }
@@ -167,14 +172,26 @@ final class SQLiteConnection {
     var changes: Int { Int(sqlite3_changes(db)) }
 
     private func prepared(_ sql: String) throws(SecureStoreError) -> OpaquePointer {
-        if let stmt = statements[sql] { return stmt }
+        let length = sql.utf8.count   // O(1) for native strings: other statements are passed over by length
+        for entry in recent where entry.sql.utf8.count == length && entry.sql == sql { return entry.stmt }
+        if let stmt = statements[sql] {
+            remember(sql, stmt)
+            return stmt
+        }
         var stmt: OpaquePointer?
         let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
         guard rc == SQLITE_OK, let stmt else {
             throw SQLiteConnection.error(rc, db, context: "prepare \(Self.verb(sql))")
         }
         statements[sql] = stmt
+        remember(sql, stmt)
         return stmt
+    }
+
+    /// Keeps `stmt` among the last eight statements used (the oldest goes).
+    private func remember(_ sql: String, _ stmt: OpaquePointer) {
+        if recent.count == 8 { recent.removeFirst() }
+        recent.append((sql, stmt))
     }
 
     private static func verb(_ sql: String) -> String {
