@@ -13,7 +13,11 @@ extension BackendEntry {
             databaseFile: nil,
             limits: [LimitEntry(name: "typed API (memory)",
                                 make: { (_: String) throws -> any BenchTarget in
-                                    StoreTarget(try InMemoryStore(), databasePath: nil) })],
+                                    StoreTarget(try InMemoryStore(), databasePath: nil) }),
+                     // The SecItem functions' own cost: the same calls without the caller's Foundation
+                     // conversions (`[String: Any] as CFDictionary`, `result as? Data`).
+                     LimitEntry(name: "SecItem calls alone (NSDictionary built directly, result read as NSData)",
+                                make: { (_: String) throws -> any BenchTarget in SecItemDirectTarget() })],
             goals: [
                 Goal(text: "lookup through SecItem within 1 µs of the typed API", kind: .overLimit(.lookup, micros: 1)),
                 Goal(text: "add through SecItem within 1 µs of the typed API", kind: .overLimit(.add, micros: 1)),
@@ -37,7 +41,12 @@ final class SecItemTarget: BenchTarget {
     }()
 
     init(_: any SecureStore) {
-        Self.bootstrapped
+        Self.prepareProcessStore()
+    }
+
+    /// Bootstraps the process-wide store (once) and empties it.
+    static func prepareProcessStore() {
+        bootstrapped
         _ = SecItemDelete([kSecClass as String: kSecClassGenericPassword,
                            kSecAttrSynchronizable as String: kSecAttrSynchronizableAny] as CFDictionary)
     }
@@ -88,6 +97,73 @@ final class SecItemTarget: BenchTarget {
     func clear() throws {
         let status = SecItemDelete([kSecClass as String: kSecClassGenericPassword,
                                     kSecAttrSynchronizable as String: kSecAttrSynchronizableAny] as CFDictionary)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw BenchFailure("clear: OSStatus \(status)") }
+    }
+
+    func storageBytes() throws -> Int? { nil }
+    func close() {}
+}
+
+/// The calls of ``SecItemTarget`` with the Foundation work Apple code does around them taken out: each
+/// dictionary is an `NSDictionary` made from its key and value objects (no `[String: Any]` bridged), and a
+/// result is read as the `NSData` it is (no `Data` made). What is left is what the SecItem functions
+/// themselves cost; the difference to ``SecItemTarget`` is the caller's side.
+final class SecItemDirectTarget: BenchTarget {
+    init() {
+        SecItemTarget.prepareProcessStore()
+    }
+
+    private static func dictionary(_ pairs: [(CFString, AnyObject)]) -> NSDictionary {
+        let keys = pairs.map { $0.0 as NSObject }, values = pairs.map { $0.1 }
+        return values.withUnsafeBufferPointer { v in
+            keys.withUnsafeBufferPointer { k in NSDictionary(objects: v.baseAddress, forKeys: k.baseAddress, count: k.count) }
+        }
+    }
+
+    private static func query(_ service: String, _ account: String, _ extra: [(CFString, AnyObject)] = []) -> NSDictionary {
+        dictionary([(kSecClass, kSecClassGenericPassword), (kSecAttrService, service as NSString),
+                    (kSecAttrAccount, account as NSString)] + extra)
+    }
+
+    private static func check(_ status: OSStatus, _ what: String) throws {
+        guard status == errSecSuccess else { throw BenchFailure("\(what): OSStatus \(status)") }
+    }
+
+    func add(service: String, account: String, secret: Data) throws {
+        try Self.check(SecItemAdd(Self.query(service, account, [(kSecValueData, secret as NSData)]), nil), "SecItemAdd")
+    }
+
+    func lookup(service: String, account: String) throws -> Int {
+        var result: CFTypeRef?
+        try Self.check(SecItemCopyMatching(Self.query(service, account, [(kSecReturnData, kCFBooleanTrue),
+                                                                         (kSecMatchLimit, kSecMatchLimitOne)]), &result),
+                       "SecItemCopyMatching")
+        guard let data = result as? NSData else { throw BenchFailure("A lookup returned no secret.") }
+        return data.length
+    }
+
+    func list(service: String) throws -> Int {
+        var result: CFTypeRef?
+        try Self.check(SecItemCopyMatching(Self.dictionary([(kSecClass, kSecClassGenericPassword), (kSecAttrService, service as NSString),
+                                                            (kSecReturnAttributes, kCFBooleanTrue),
+                                                            (kSecMatchLimit, kSecMatchLimitAll)]), &result),
+                       "SecItemCopyMatching (all)")
+        guard let items = result as? NSArray else { throw BenchFailure("A list returned no array.") }
+        return items.count
+    }
+
+    func update(service: String, account: String, secret: Data) throws {
+        try Self.check(SecItemUpdate(Self.query(service, account), Self.dictionary([(kSecValueData, secret as NSData)])),
+                       "SecItemUpdate")
+    }
+
+    func delete(service: String, account: String) throws {
+        try Self.check(SecItemDelete(Self.query(service, account)), "SecItemDelete")
+    }
+
+    func clear() throws {
+        let status = SecItemDelete(Self.dictionary([(kSecClass, kSecClassGenericPassword),
+                                                    (kSecAttrSynchronizable, kSecAttrSynchronizableAny)]))
         guard status == errSecSuccess || status == errSecItemNotFound else { throw BenchFailure("clear: OSStatus \(status)") }
     }
 

@@ -12,11 +12,6 @@ import Foundation
 enum SecItemDecoder {
     enum Call { case add, copy, updateQuery, delete }
 
-    private static let attributesByCode: [String: AttributeName] = {
-        var d: [String: AttributeName] = [:]
-        for a in AttributeName.all { d[a.code] = a }
-        return d
-    }()
     /// Keys accepted and ignored: they choose Apple behaviours that have no Linux meaning (MacOSDialect.md).
     private static let ignored: Set<String> = [
         "nleg",        // kSecUseDataProtectionKeychain: the stores here have the data-protection keychain's semantics
@@ -39,6 +34,60 @@ enum SecItemDecoder {
     private static let returnKeys: [String: ReturnOptions] = [
         "r_Data": .data, "r_Attributes": .attributes, "r_Ref": .ref, "r_PersistentRef": .persistentRef,
     ]
+
+    /// What a dictionary key is, decided by one probe of ``keys``.
+    enum Key {
+        case itemClass, accessControl, synchronizable, limit, caseInsensitive, valueData, persistentRef
+        case returning(ReturnOptions)
+        case attribute(AttributeName)
+        /// kSecUseKeychain, kSecMatchSearchList: errSecNoSuchKeychain (deferred).
+        case keychainChoice
+        /// A feature not provided here: errSecUnimplemented (deferred).
+        case unimplemented
+        /// Accepted and ignored.
+        case ignored
+        /// Not a key this module knows: a `u_` key is ignored, an `m_` key has no meaning outside a copy,
+        /// anything else is errSecParam.
+        case unknown
+
+        var isPersistentRef: Bool { if case .persistentRef = self { true } else { false } }
+    }
+
+    /// One key's decision: what it is, and whether it is a search key (`m_…`) that only
+    /// SecItemCopyMatching takes (every `m_` key but kSecMatchLimit and kSecMatchSearchList).
+    struct KeyEntry {
+        let key: Key
+        let copyOnly: Bool
+        /// An `m_` key other than kSecMatchSearchList: no meaning in SecItemAdd.
+        let matchKey: Bool
+
+        init(_ key: Key, _ code: String) {
+            self.key = key
+            matchKey = code.hasPrefix("m_") && !SecItemDecoder.keychainChoice.contains(code)
+            copyOnly = matchKey && code != "m_Limit"
+        }
+    }
+
+    /// Every key this module knows, to what it is: one probe per key of a dictionary.
+    static let keys: [String: KeyEntry] = {
+        var table: [String: KeyEntry] = [:]
+        for a in AttributeName.all { table[a.code] = KeyEntry(.attribute(a), a.code) }
+        for (code, option) in returnKeys { table[code] = KeyEntry(.returning(option), code) }
+        for code in ignored { table[code] = KeyEntry(.ignored, code) }
+        for code in unimplemented { table[code] = KeyEntry(.unimplemented, code) }
+        for code in keychainChoice { table[code] = KeyEntry(.keychainChoice, code) }
+        let named: [(String, Key)] = [
+            ("class", .itemClass), ("accc", .accessControl), ("sync", .synchronizable), ("m_Limit", .limit),
+            ("m_CaseInsensitive", .caseInsensitive), ("v_Data", .valueData), ("v_PersistentRef", .persistentRef),
+        ]
+        for (code, key) in named { table[code] = KeyEntry(key, code) }
+        return table
+    }()
+
+    /// The entry for `code`, or its reading as an unknown key.
+    static func decision(_ code: String) -> KeyEntry {
+        keys[code] ?? KeyEntry(.unknown, code)
+    }
 
     /// An Apple dictionary with its keys as Swift strings. A key that is not a string (an `NSNumber`, the
     /// `NSNull` of a nil key in `[String?: Any]`) is errSecParam.
@@ -204,16 +253,17 @@ enum SecItemDecoder {
     }
 
     /// Refusals that are not a malformed dictionary, for keys outside the attributes.
-    private static func refusal(_ key: String) -> SecureStoreError? {
-        if keychainChoice.contains(key) {
+    private static func refusal(_ key: String, _ kind: Key) -> SecureStoreError? {
+        switch kind {
+        case .keychainChoice:
             return SecureStoreError(.init(name: "noSuchKeychain", status: errSecNoSuchKeychain),
                 "\(key) names a macOS file keychain; there are none here (the store is chosen with SecItemSystem or "
                 + "the configuration). Remove \(key).", parameter: key)
-        }
-        if unimplemented.contains(key) {
+        case .unimplemented:
             return SecureStoreError(.unimplemented, "\(key) is not supported on Linux.", parameter: key)
+        default:
+            return nil
         }
-        return nil
     }
 
     // MARK: Dictionaries
@@ -265,21 +315,24 @@ enum SecItemDecoder {
             }
         }
         try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
-            if call != .copy, key.hasPrefix("m_"), key != "m_Limit", !keychainChoice.contains(key) {
+            let entry = decision(key)
+            if call != .copy, entry.copyOnly {
                 throw .param(key, "\(call == .delete ? "SecItemDelete" : "SecItemUpdate") affects every match; remove \(key).")
             }
-            if call == .updateQuery, returnKeys[key] != nil {
-                throw .param(key, "SecItemUpdate's query may not contain return keys; remove \(key).")
-            }
-            switch key {
-            case "class", "accc": return
-            case "sync":
+            switch entry.key {
+            case .itemClass, .accessControl, .ignored: return
+            case .returning(let option):
+                if call == .updateQuery {
+                    throw .param(key, "SecItemUpdate's query may not contain return keys; remove \(key).")
+                }
+                if try boolValue(raw, key: key) { query.returning.insert(option) }
+            case .synchronizable:
                 if isSynchronizableAny(raw) {
                     query.synchronizableAny = true
                 } else {
                     query.attributes[.synchronizable] = .bool(try boolValue(raw, key: key))
                 }
-            case "m_Limit":
+            case .limit:
                 let value = raw.text
                 if call != .copy {
                     // The macOS dialect: kSecMatchLimitAll on delete or update means every match, which is what
@@ -297,24 +350,19 @@ enum SecItemDecoder {
                 } else {
                     throw .param(key, "kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a positive number.")
                 }
-            case "m_CaseInsensitive":
+            case .caseInsensitive:
                 query.caseInsensitive = try boolValue(raw, key: key)
-            case "v_Data":
+            case .valueData:
                 _ = try dataValue(raw, key: key, name: "kSecValueData")
-            case "v_PersistentRef":
+            case .persistentRef:
                 query.persistentRef = PersistentRef(data: try dataValue(raw, key: key, name: "kSecValuePersistentRef"))
-            default:
-                if let option = returnKeys[key] {
-                    if try boolValue(raw, key: key) { query.returning.insert(option) }
-                } else if let name = attributesByCode[key] {
-                    query.attributes[name] = try attributeValue(raw, key: key)
-                } else if let refused = refusal(key) {
-                    if deferred == nil { deferred = refused }
-                } else if ignored.contains(key) || key.hasPrefix("u_") {
-                    return
-                } else {
-                    throw .param(key, "Unknown key \"\(key)\" in the query.")
-                }
+            case .attribute(let name):
+                query.attributes[name] = try attributeValue(raw, key: key)
+            case .keychainChoice, .unimplemented:
+                if deferred == nil { deferred = refusal(key, entry.key) }
+            case .unknown:
+                if key.hasPrefix("u_") { return }
+                throw .param(key, "Unknown key \"\(key)\" in the query.")
             }
         }
         if case .string("com.apple.token")? = query.attributes[.accessGroup], deferred == nil {
@@ -346,29 +394,28 @@ enum SecItemDecoder {
             }
         }
         try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
-            switch key {
-            case "class", "accc": return
-            case "v_Data":
+            let entry = decision(key)
+            if entry.matchKey || entry.key.isPersistentRef {
+                throw .param(key, "\(key) has no meaning in SecItemAdd; remove it.")
+            }
+            switch entry.key {
+            case .itemClass, .accessControl, .ignored: return
+            case .valueData:
                 item.data = try dataValue(raw, key: key, name: "kSecValueData")
-            case "sync":
+            case .synchronizable:
                 // The macOS dialect: kSecAttrSynchronizableAny in an add ("either") leaves the attribute unset,
                 // so the item is not synchronizable, as the macOS file keychain stores it.
                 if isSynchronizableAny(raw) { return }
                 item.attributes[.synchronizable] = .bool(try boolValue(raw, key: key))
-            default:
-                if let option = returnKeys[key] {
-                    if try boolValue(raw, key: key) { returning.insert(option) }
-                } else if let name = attributesByCode[key] {
-                    item.attributes[name] = try attributeValue(raw, key: key)
-                } else if key.hasPrefix("m_") && !keychainChoice.contains(key) || key == "v_PersistentRef" {
-                    throw .param(key, "\(key) has no meaning in SecItemAdd; remove it.")
-                } else if let refused = refusal(key) {
-                    if deferred == nil { deferred = refused }
-                } else if ignored.contains(key) || key.hasPrefix("u_") {
-                    return
-                } else {
-                    throw .param(key, "Unknown key \"\(key)\" in the attributes to add.")
-                }
+            case .returning(let option):
+                if try boolValue(raw, key: key) { returning.insert(option) }
+            case .attribute(let name):
+                item.attributes[name] = try attributeValue(raw, key: key)
+            case .keychainChoice, .unimplemented:
+                if deferred == nil { deferred = refusal(key, entry.key) }
+            case .unknown, .limit, .caseInsensitive, .persistentRef:
+                if key.hasPrefix("u_") { return }
+                throw .param(key, "Unknown key \"\(key)\" in the attributes to add.")
             }
         }
         return (item, returning)
@@ -392,15 +439,18 @@ enum SecItemDecoder {
             }
         }
         try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
-            if key == "accc" { return }
-            if key == "v_Data" {
+            switch decision(key).key {
+            case .accessControl: return
+            case .valueData:
                 changes.data = try dataValue(raw, key: key, name: "kSecValueData")
-            } else if let name = attributesByCode[key] {
-                if key == "sync", isSynchronizableAny(raw) {
+            case .synchronizable:
+                if isSynchronizableAny(raw) {
                     throw .param(key, "kSecAttrSynchronizableAny cannot be set on an item.")
                 }
+                changes.attributes[.synchronizable] = try attributeValue(raw, key: key)
+            case .attribute(let name):
                 changes.attributes[name] = try attributeValue(raw, key: key)
-            } else {
+            default:
                 throw SecureStoreError(.noSuchAttribute,
                     "\(key) cannot be changed by SecItemUpdate; attributesToUpdate holds attributes and kSecValueData only.",
                     parameter: key)

@@ -35,34 +35,59 @@ private func run(_ body: () throws(SecureStoreError) -> Void) -> OSStatus {
 private func object(_ value: AttributeValue) -> AnyObject {
     switch value {
     case .string(let s): s as NSString
-    case .data(let d): d as NSData
+    case .data(let d): SecItemData(d)
     case .number(let n): NSNumber(value: n)
     case .bool(let b): NSNumber(value: b)
     case .date(let d): d as NSDate
     }
 }
 
+/// The dictionary key of each attribute, by its bit: made once, so a result dictionary allocates no key.
+nonisolated(unsafe) private let attributeKeys: [UInt64: NSString] = {
+    var keys: [UInt64: NSString] = [:]
+    for name in AttributeName.all { keys[name.bit] = name.code as NSString }
+    return keys
+}()
+
 /// The Apple-shaped object for one result item: a single value when one thing was asked, else a dictionary.
 /// Like Apple's: `kSecReturnData` alone gives empty data for an item without a secret; in a dictionary an
 /// item without a secret has no `kSecValueData` (an item added with empty data has an empty one).
-/// Foundation objects, so `as? Data`, `as! CFData as Data`, `as? [String: Any]` and `as? NSDictionary` all work.
+/// Foundation objects (every data a ``SecItemData``), so `as? Data`, `as! CFData as Data`,
+/// `as? [String: Any]` and `as? NSDictionary` all work, and a caller's `as? Data` is one copy.
 private func object(_ item: Item, _ returning: ReturnOptions) -> AnyObject {
     let wanted = returning.intersection([.attributes, .data, .persistentRef])
     let asked = wanted.rawValue.nonzeroBitCount   // one bit per option
     if asked == 1 {
-        if wanted.contains(.data) { return (item.data ?? Data()) as NSData }
-        if let p = item.persistentRef { return p.data as NSData }
+        if wanted.contains(.data) { return SecItemData(item.data ?? Data()) }
+        if let p = item.persistentRef { return SecItemData(p.data) }
     }
-    let dict = NSMutableDictionary()
+    var keys: [NSObject] = [], values: [AnyObject] = []
+    let capacity = (item.attributes?.count ?? 0) + 3
+    keys.reserveCapacity(capacity)
+    values.reserveCapacity(capacity)
     if let attributes = item.attributes {
-        dict[kSecClass] = item.itemClass.rawValue as NSString
-        for (name, value) in attributes { dict[name.code as NSString] = object(value) }
+        keys.append(kSecClass)
+        values.append(item.itemClass.rawValue as NSString)
+        for (name, value) in attributes {
+            keys.append(attributeKeys[name.bit] ?? name.code as NSString)
+            values.append(object(value))
+        }
     }
     if asked > 1 {
-        if let d = item.data { dict[kSecValueData] = d as NSData }
-        if let p = item.persistentRef { dict[kSecValuePersistentRef] = p.data as NSData }
+        if let d = item.data {
+            keys.append(kSecValueData)
+            values.append(SecItemData(d))
+        }
+        if let p = item.persistentRef {
+            keys.append(kSecValuePersistentRef)
+            values.append(SecItemData(p.data))
+        }
     }
-    return dict
+    return values.withUnsafeBufferPointer { v in
+        keys.withUnsafeBufferPointer { k in
+            NSDictionary(objects: v.baseAddress, forKeys: k.baseAddress, count: k.count)
+        }
+    }
 }
 
 /// Apple's shape for what a call found: nothing without return keys (`kSecReturnRef` alone sets the
@@ -76,7 +101,8 @@ private func deliver(_ items: [Item], returning: ReturnOptions, single: Bool,
     } else if single, let item = items.first {
         pointer.pointee = object(item, returning)
     } else {
-        pointer.pointee = NSArray(array: items.map { object($0, returning) })
+        let objects = items.map { object($0, returning) }
+        pointer.pointee = objects.withUnsafeBufferPointer { NSArray(objects: $0.baseAddress, count: $0.count) }
     }
 }
 
