@@ -215,9 +215,9 @@ public final class PostgresBackend: StorageBackend {
     ///
     /// One round trip: a reader's single statement runs on its own (one statement sees one snapshot, as the
     /// transaction would); a writer's add (a find by one unique key that finds nothing, then the insert of a
-    /// record with that key) is sent as the namespace's lock and an insert that happens only if the stored
-    /// key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`), one implicit
-    /// transaction the server commits at the pipeline's sync (no BEGIN, no COMMIT). When
+    /// record with that key) is sent as an empty statement, the namespace's lock and an insert that happens
+    /// only if the stored key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`),
+    /// one implicit transaction the server commits at the pipeline's sync (no BEGIN, no COMMIT). When
     /// the insert did not happen (a row with the key exists, or the namespace was re-keyed), nothing was
     /// written, and `body` runs again in a transaction, which reads the row or the epoch and gives the
     /// core's own answer. Anything else a body does runs in a transaction from the start (a speculative body
@@ -256,14 +256,12 @@ public final class PostgresBackend: StorageBackend {
                         continue
                     }
                     let failedStep = connection.lastFailedStep
-                    let lockWait = writing && failedStep == 0 && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
+                    let lockWait = writing && failedStep == 1 && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
                     if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
-                    // The first round trip found the reused connection broken (a reader's statement): run it
-                    // again once on a new one. An add's first statement is the lock, which may have waited
-                    // for another writer when the server ended the session: that is notAvailable, nothing
-                    // written (a connection the server spoke on while idle is replaced at checkout).
+                    // The first round trip found the reused connection broken before anything ran (a reader's
+                    // statement, a writer's empty first statement): run it again once on a new one.
                     if error.code == .notAvailable, reused, attempt == 1, executor.failedOnFirstTrip,
-                       !writing { continue }
+                       !writing || failedStep == 0 { continue }
                     if lockWait { throw lockHeld(keep ? connection : nil) }
                     throw error
                 }
@@ -477,8 +475,8 @@ public final class PostgresBackend: StorageBackend {
 /// With a ``Speculation`` it runs a call in one round trip, without a transaction of its own, where that
 /// gives the same answer: a reader's one statement (one statement sees one snapshot), and a writer's add —
 /// its find by one unique key is answered "nothing" without asking, and its insert of a record with that
-/// key is sent as the namespace's lock and an insert guarded by the key epoch and the unique index, in one
-/// pipeline whose two statements the server runs as one implicit transaction, committed at the pipeline's
+/// key is sent as an empty statement, the namespace's lock and an insert guarded by the key epoch and the
+/// unique index, in one pipeline whose statements the server runs as one implicit transaction, committed at the pipeline's
 /// sync (no `BEGIN` and `COMMIT` to parse and run). The guard makes the find's answer true or the insert not
 /// happen: the lock is taken by the first statement and held to the commit, and the insert's snapshot is
 /// taken after it (READ COMMITTED: a snapshot per statement), so, as in a transaction, no other writer of
@@ -604,15 +602,19 @@ struct PostgresExecutor: SealedTableExecutor {
             case .start where !speculation.writing, .read:
                 return   // one statement, committed on its own
             case .inserting(let parameters):
-                // One implicit transaction, committed by the server at the pipeline's sync.
-                let steps = [PostgresConnection.Step(sql: speculation.lock, params: []),
+                // One implicit transaction, committed by the server at the pipeline's sync. The empty first
+                // statement (which the server answers without running anything) tells a connection that
+                // was already broken — the session's end reported for it — from a session ended while the
+                // lock waited for another writer.
+                let steps = [PostgresConnection.Step(sql: "", params: []),
+                             PostgresConnection.Step(sql: speculation.lock, params: []),
                              PostgresConnection.Step(sql: Self.guardedInsert,
                                                      params: parameters + [.bytes(speculation.epoch)])]
                 let answers = try trip { () throws(SecureStoreError) in
                     try connection.pipeline(steps, commit: false, committedAtSync: true)
                 }
                 // No row: a row with the key exists, or the key epoch changed. Nothing was written.
-                guard answers.count == 2, answers[1].rows.count == 1 else { throw transactionNeeded() }
+                guard answers.count == 3, answers[2].rows.count == 1 else { throw transactionNeeded() }
                 held.stage = .committed
                 return
             default:
