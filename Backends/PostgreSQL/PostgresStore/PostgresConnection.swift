@@ -457,13 +457,13 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                 // COMMIT answered after the cancel: the server committed locally and stopped waiting for its
                 // synchronous standby (it says so in a WARNING). Anything else is the statement's own answer
                 // (a cancelled one is 57014: nothing changed; a COMMIT that failed rolled back).
-                // Statements committed at the sync answered with success after the cancel: every statement
-                // ran, so the cancel found the server waiting in that commit (the same WARNING).
                 if kind == .commit, let result, Self.succeeded(result),
                    PQcmdStatus(result).map({ String(cString: $0) }) == "COMMIT" {
                     PQclear(result)
                     throw committedUnconfirmed("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
                 }
+                // Statements committed at the sync answered with success after the cancel: every statement
+                // ran, so the cancel found the server waiting in that commit (the same WARNING).
                 if kind == .committedAtSync, let result, Self.succeeded(result) {
                     PQclear(result)
                     throw committedUnconfirmed("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
