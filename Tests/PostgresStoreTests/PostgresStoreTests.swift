@@ -388,6 +388,48 @@ extension PostgresTimeoutTests {
     }
 }
 
+extension PostgresTimeoutTests {
+    @Test("an add waiting for another writer's lock sees what that writer committed: a key check replaced meanwhile refuses it, nothing written")
+    func addSeesWhatTheLockHolderCommitted() throws {
+        let ns = Server.freshNamespace("implicit"), key = randomKey()
+        let store = try PostgresStore(url: Server.url(), key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv,
+                                      statementTimeout: .seconds(10), lockTimeout: .seconds(10))
+        try store.add(NewItem(.genericPassword, generic("i", "first"), data: Data("1".utf8)), returning: [])
+        let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
+        // Another writer (as a rekey elsewhere does) takes the lock, then replaces the key check and commits
+        // while the add below waits for the lock.
+        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
+            "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); SELECT pg_sleep(1.5); "
+            + "UPDATE securestore_meta SET v = '\\x00'::bytea || v WHERE namespace = '\(ns)' AND k = 'check'; COMMIT;"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
+            stdout: nil) else {
+            Issue.record("cannot start psql")
+            return
+        }
+        defer { _ = reap(holder, timeout: .seconds(30)) }
+        var held = false
+        for _ in 0..<100 where !held {
+            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
+            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
+            if !held { usleep(50_000) }
+        }
+        #expect(held)
+        let start = ContinuousClock.now
+        let refused = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("i", "second"), data: Data("2".utf8)), returning: [])
+        }
+        #expect(ContinuousClock.now - start > .milliseconds(500), "the add waited for the lock")
+        #expect(refused?.code == .authFailed, "\(String(describing: refused))")
+        #expect(refused?.message.contains("re-keyed") == true, "\(String(describing: refused))")
+        _ = reap(holder, timeout: .seconds(30))
+        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE namespace = '\(ns)'"])
+        #expect(String(decoding: rows, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1",
+                "only the first item's row")
+    }
+}
+
 @Suite("PostgreSQL store, several processes", .serialized, .requires(.postgres))
 struct PostgresProcessTests {
     func okCount(_ lines: [String]) -> Int { lines.filter { $0.hasPrefix("ok ") }.count }

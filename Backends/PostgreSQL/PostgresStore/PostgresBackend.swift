@@ -215,8 +215,9 @@ public final class PostgresBackend: StorageBackend {
     ///
     /// One round trip: a reader's single statement runs on its own (one statement sees one snapshot, as the
     /// transaction would); a writer's add (a find by one unique key that finds nothing, then the insert of a
-    /// record with that key) is sent as BEGIN, the namespace's lock, an insert that happens only if the stored
-    /// key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`), and COMMIT. When
+    /// record with that key) is sent as an empty statement, the namespace's lock and an insert that happens
+    /// only if the stored key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`),
+    /// one implicit transaction the server commits at the pipeline's sync (no BEGIN, no COMMIT). When
     /// the insert did not happen (a row with the key exists, or the namespace was re-keyed), nothing was
     /// written, and `body` runs again in a transaction, which reads the row or the epoch and gives the
     /// core's own answer. Anything else a body does runs in a transaction from the start (a speculative body
@@ -258,7 +259,7 @@ public final class PostgresBackend: StorageBackend {
                     let lockWait = writing && failedStep == 1 && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
                     if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
                     // The first round trip found the reused connection broken before anything ran (a reader's
-                    // statement, a writer's BEGIN): run it again once on a new one.
+                    // statement, a writer's empty first statement): run it again once on a new one.
                     if error.code == .notAvailable, reused, attempt == 1, executor.failedOnFirstTrip,
                        !writing || failedStep == 0 { continue }
                     if lockWait { throw lockHeld(keep ? connection : nil) }
@@ -383,7 +384,7 @@ public final class PostgresBackend: StorageBackend {
     static func ensureSchema(_ db: PostgresConnection) throws(SecureStoreError) {
         func version() throws(SecureStoreError) -> Int64? {
             let present = try db.query("SELECT to_regclass('securestore_schema') IS NOT NULL")
-            guard case .bool(true)? = present.rows.first?.first else { return nil }
+            guard case .integer(1)? = present.rows.first?.first else { return nil }
             let rows = try db.query("SELECT max(version) FROM securestore_schema")
             if case .integer(let v)? = rows.rows.first?.first { return v }
             return nil
@@ -474,9 +475,12 @@ public final class PostgresBackend: StorageBackend {
 /// With a ``Speculation`` it runs a call in one round trip, without a transaction of its own, where that
 /// gives the same answer: a reader's one statement (one statement sees one snapshot), and a writer's add —
 /// its find by one unique key is answered "nothing" without asking, and its insert of a record with that
-/// key is sent as `BEGIN`, the namespace's lock, an insert guarded by the key epoch and the unique index,
-/// and `COMMIT`, in one pipeline. The guard makes the find's answer true or the insert not happen: the lock
-/// is taken first, so, as in a transaction, no other writer of the namespace runs between the "find" and
+/// key is sent as an empty statement, the namespace's lock and an insert guarded by the key epoch and the
+/// unique index, in one pipeline whose statements the server runs as one implicit transaction, committed at the pipeline's
+/// sync (no `BEGIN` and `COMMIT` to parse and run). The guard makes the find's answer true or the insert not
+/// happen: the lock is taken by the first statement and held to the commit, and the insert's snapshot is
+/// taken after it (READ COMMITTED: a snapshot per statement), so, as in a transaction, no other writer of
+/// the namespace runs between the "find" and
 /// the insert; `ON CONFLICT DO NOTHING` inserts nothing when a row with the key exists, which is exactly
 /// when the find would have found one. Anything else (a second statement, an update, a delete, an insert
 /// that did not happen) sets ``needsTransaction`` and throws, and the backend runs the call again in a
@@ -573,7 +577,7 @@ struct PostgresExecutor: SealedTableExecutor {
                 throw transactionNeeded()
             }
         }
-        return try send(sql, parameters).rows.map { $0.map(Self.value) }
+        return try send(sql, parameters).rows
     }
 
     func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {
@@ -598,11 +602,17 @@ struct PostgresExecutor: SealedTableExecutor {
             case .start where !speculation.writing, .read:
                 return   // one statement, committed on its own
             case .inserting(let parameters):
-                let steps = [PostgresConnection.Step(sql: "BEGIN", params: []),
+                // One implicit transaction, committed by the server at the pipeline's sync. The empty first
+                // statement (which the server answers without running anything) tells a connection that
+                // was already broken — the session's end reported for it — from a session ended while the
+                // lock waited for another writer.
+                let steps = [PostgresConnection.Step(sql: "", params: []),
                              PostgresConnection.Step(sql: speculation.lock, params: []),
                              PostgresConnection.Step(sql: Self.guardedInsert,
                                                      params: parameters + [.bytes(speculation.epoch)])]
-                let answers = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: true) }
+                let answers = try trip { () throws(SecureStoreError) in
+                    try connection.pipeline(steps, commit: false, committedAtSync: true)
+                }
                 // No row: a row with the key exists, or the key epoch changed. Nothing was written.
                 guard answers.count == 3, answers[2].rows.count == 1 else { throw transactionNeeded() }
                 held.stage = .committed
@@ -644,16 +654,6 @@ struct PostgresExecutor: SealedTableExecutor {
         case .integer(let n): .integer(n)
         case .blob(let b): .bytes(b)
         case .text(let t): .text(t)
-        }
-    }
-
-    private static func value(_ v: PGValue) -> TableValue {
-        switch v {
-        case .null: .null
-        case .integer(let n): .integer(n)
-        case .bytes(let b): .blob(b)
-        case .text(let t): .text(t)
-        case .bool(let b): .integer(b ? 1 : 0)
         }
     }
 }

@@ -1,8 +1,9 @@
 import SecureStore
+package import SecureStoreCrypto
 import CLibPQ
 import Foundation
 
-/// A value bound to a statement or read from a result; both travel in libpq's binary format.
+/// A value bound to a statement; it travels in libpq's binary format (and so do results).
 enum PGValue: Sendable, Hashable {
     case null
     case integer(Int64)
@@ -11,9 +12,11 @@ enum PGValue: Sendable, Hashable {
     case bool(Bool)
 }
 
-/// The rows a statement returned and how many rows it changed.
+/// The rows a statement returned (read from libpq's result memory straight into the sealed-table layer's
+/// values: integers of every width as `integer`, booleans as `integer` 0 or 1, text types as `text`, any
+/// other type as `blob`) and how many rows it changed.
 struct PGRows {
-    var rows: [[PGValue]]
+    var rows: [[TableValue]]
     var affected: Int
 }
 
@@ -414,8 +417,10 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         thread.start()
     }
 
-    /// What kind of statement runs, for the outcome of a missed deadline.
-    private enum Kind { case statement, commit }
+    /// What kind of statement runs, for the outcome of a missed deadline: a statement, a `COMMIT`, or a
+    /// pipeline of statements outside a transaction block, which the server commits at its sync (an
+    /// implicit transaction: the answer to its last statement comes before that commit).
+    private enum Kind { case statement, commit, committedAtSync }
 
     /// Sends with `send` and returns the statement's result (nil for none), bounded by the statement deadline;
     /// `collect` reads the answer (by default: one statement's results).
@@ -441,6 +446,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         case .lost:
             abandoned = true
             if kind == .commit { throw commitUnknown("the connection was lost while COMMIT was in flight") }
+            if kind == .committedAtSync { throw commitUnknown("the connection was lost while the statements and their commit were in flight") }
             throw lost(oneLine(String(cString: PQerrorMessage(conn))))
         case .timedOut:
             requestCancel()
@@ -456,11 +462,20 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                     PQclear(result)
                     throw committedUnconfirmed("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
                 }
+                // Statements committed at the sync answered with success after the cancel: every statement
+                // ran, so the cancel found the server waiting in that commit (the same WARNING).
+                if kind == .committedAtSync, let result, Self.succeeded(result) {
+                    PQclear(result)
+                    throw committedUnconfirmed("the synchronous standby did not confirm it within the client deadline of \(limit) ms")
+                }
                 return result
             case .timedOut, .lost:
                 abandoned = true
                 if kind == .commit {
                     throw commitUnknown("PostgreSQL did not answer COMMIT within \(limit) ms, nor its cancellation")
+                }
+                if kind == .committedAtSync {
+                    throw commitUnknown("PostgreSQL did not answer the statements and their commit within \(limit) ms, nor their cancellation")
                 }
                 throw SecureStoreError(.notAvailable,
                     "PostgreSQL at \(endpoint) did not answer within the client deadline of \(limit) ms, nor a cancel request; the connection was dropped and the next call reconnects.")
@@ -629,7 +644,14 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// Returns each step's rows; throws the first failure's error (then the transaction failed and the caller
     /// rolls it back). With `commit`, the outcome rules of ``commit()`` apply: `outcomeUnknown` when COMMIT
     /// may have happened unconfirmed, `internalError` when the server rolled back instead.
-    func pipeline(_ steps: [Step], commit: Bool) throws(SecureStoreError) -> [PGRows] {
+    ///
+    /// With `committedAtSync` (and no transaction open) the steps are one implicit transaction, which the
+    /// server commits when it reaches the sync, without `BEGIN` and `COMMIT`: a failed step rolls it all
+    /// back (its error, nothing changed); every step's success followed by the sync's answer is the commit.
+    /// The outcome rules of a COMMIT apply to that commit: `outcomeUnknown` when the connection breaks with
+    /// no failure from the server, or when the steps succeed only after the deadline's cancel (the server
+    /// was waiting for its synchronous standby), or nothing answers at all.
+    func pipeline(_ steps: [Step], commit: Bool, committedAtSync: Bool = false) throws(SecureStoreError) -> [PGRows] {
         guard PQenterPipelineMode(conn) == 1 else {
             throw SecureStoreError(.internalError,
                 "libpq could not enter pipeline mode on the connection to \(endpoint): \(oneLine(String(cString: PQerrorMessage(conn)))).")
@@ -643,7 +665,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         var newNames: [(sql: String, name: String)] = []
         let collected = PipelineAnswer()
         defer { collected.clear() }
-        let result = try roundTrip(commit ? .commit : .statement, { () -> Int32 in
+        let result = try roundTrip(commit ? .commit : committedAtSync ? .committedAtSync : .statement, { () -> Int32 in
             // COMMIT is a prepared statement too (the server parses it once per connection); its rows are
             // nobody's.
             let all = commit ? steps + [Step(sql: "COMMIT", params: [])] : steps
@@ -703,6 +725,9 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         /// The query whose result was handed out as the answer (the first failed one, else the last).
         var failedAt: Int? = nil
         var current: OpaquePointer? = nil
+        /// An error the server sent after the last query's answer, before the sync's: the commit of an
+        /// implicit transaction failed (it rolled back).
+        var afterLast: OpaquePointer? = nil
         var synced = false
         /// How many queries the pipeline sent.
         var expected = 0
@@ -712,6 +737,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             results = []
             if let current { PQclear(current) }
             current = nil
+            if let afterLast { PQclear(afterLast) }
+            afterLast = nil
         }
     }
 
@@ -734,7 +761,12 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
                     if PQstatus(conn) != CONNECTION_OK { return broken(answer) }
                     continue
                 }
-                if PQresultStatus(result) == PGRES_PIPELINE_SYNC { answer.synced = true }
+                if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+                    answer.synced = true
+                } else if answer.afterLast == nil, !Self.succeeded(result) {
+                    answer.afterLast = result
+                    continue
+                }
                 PQclear(result)
                 continue
             }
@@ -749,6 +781,13 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         let position = answer.results.firstIndex { result in
             result.map { !Self.succeeded($0) } ?? false
         } ?? (queries - 1)
+        if answer.results.indices.contains(position), answer.results[position].map(Self.succeeded) ?? true,
+           let failed = answer.afterLast {
+            // Every query succeeded, and the commit at the sync failed.
+            answer.afterLast = nil
+            answer.failedAt = queries
+            return .done(failed)
+        }
         guard position >= 0 else { return .done(nil) }
         answer.failedAt = position
         let chosen = answer.results[position]
@@ -800,39 +839,48 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
 
     private static func rows(_ result: OpaquePointer) throws(SecureStoreError) -> PGRows {
         let count = Int(PQntuples(result)), fields = Int(PQnfields(result))
-        var rows: [[PGValue]] = []
+        // Rows changed: the command tag's count (a statement without rows).
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else {
+            return PGRows(rows: [], affected: PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0)
+        }
+        var rows: [[TableValue]] = []
+        guard count > 0 else { return PGRows(rows: rows, affected: 0) }
         rows.reserveCapacity(count)
+        // A column's type, once per result: 0 integer, 1 boolean, 2 text, 3 bytes.
+        let kinds = (0..<fields).map { (c: Int) -> UInt8 in
+            switch PQftype(result, Int32(c)) {
+            case 20, 23, 21: 0   // int8, int4, int2: big-endian
+            case 16: 1
+            case 25, 1043, 19, 18: 2
+            default: 3
+            }
+        }
         for r in 0..<count {
-            var row: [PGValue] = []
+            var row: [TableValue] = []
             row.reserveCapacity(fields)
             for c in 0..<fields {
                 let (r32, c32) = (Int32(r), Int32(c))
                 if PQgetisnull(result, r32, c32) != 0 { row.append(.null); continue }
-                let length = Int(PQgetlength(result, r32, c32))
-                let bytes: [UInt8] = PQgetvalue(result, r32, c32).map { p in
-                    p.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
-                } ?? []
-                switch PQftype(result, c32) {
-                case 20, 23, 21:   // int8, int4, int2: big-endian
-                    guard [2, 4, 8].contains(bytes.count) else {
+                // The value in the result's own memory (valid until PQclear), read in place.
+                let start = PQgetvalue(result, r32, c32).map { UnsafeRawPointer($0) }
+                let length = start == nil ? 0 : Int(PQgetlength(result, r32, c32))
+                let bytes = UnsafeRawBufferPointer(start: start, count: length)
+                switch kinds[c] {
+                case 0:
+                    guard length == 2 || length == 4 || length == 8 else {
                         throw SecureStoreError(.decode, "PostgreSQL returned a malformed integer.")
                     }
                     var n = bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                    if bytes.count < 8, let first = bytes.first, first & 0x80 != 0 {
-                        n -= Int64(1) << (bytes.count * 8)
-                    }
+                    if length < 8, bytes[0] & 0x80 != 0 { n -= Int64(1) << (length * 8) }
                     row.append(.integer(n))
-                case 16: row.append(.bool(bytes.first == 1))
-                case 25, 1043, 19, 18: row.append(.text(String(decoding: bytes, as: UTF8.self)))
-                default: row.append(.bytes(bytes))
+                case 1: row.append(.integer(length > 0 && bytes[0] == 1 ? 1 : 0))
+                case 2: row.append(.text(String(decoding: bytes, as: UTF8.self)))
+                default: row.append(.blob([UInt8](bytes)))
                 }
             }
             rows.append(row)
         }
-        // Rows returned: their count; rows changed: the command tag's count.
-        let affected = PQresultStatus(result) == PGRES_TUPLES_OK ? count
-            : PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        return PGRows(rows: rows, affected: affected)
+        return PGRows(rows: rows, affected: count)
     }
 
     // MARK: Errors
