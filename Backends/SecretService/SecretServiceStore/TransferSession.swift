@@ -49,6 +49,15 @@ final class TransferSession: @unchecked Sendable {   // used by one thread at a 
         key = try GuardedBytes(count: Self.keyBytes)
     }
 
+    /// A session with this key already made (known-answer tests of the cipher).
+    convenience init(key fixed: [UInt8], path: String) throws(SecureStoreError) {
+        try self.init()
+        guard fixed.count == Self.keyBytes else { throw Self.failure("the key is not 16 bytes") }
+        exponent.wipe()
+        key.pointer.copyMemory(from: fixed, byteCount: fixed.count)
+        self.path = path
+    }
+
     /// Makes the session key from the daemon's public key and wipes the exponent. A key outside 2…p−2 is refused.
     func establish(peer: UnsafeRawBufferPointer, path: String) throws(SecureStoreError) {
         defer { exponent.wipe() }
