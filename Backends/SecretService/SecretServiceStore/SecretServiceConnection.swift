@@ -2,9 +2,9 @@ import SecureStore
 import Foundation
 internal import CSecret
 
-/// The connection to the Secret Service: a `SecretService` proxy with an open transfer session, and the
-/// collection's object path. The only file of the backend that calls libsecret, GDBus or GLib; no pointer,
-/// GError or return code leaves it.
+/// The connection to the Secret Service: a `SecretService` proxy, the transfer session (our own,
+/// ``TransferSession``; libsecret's only when the daemon refuses ours), and the collection's object path. The
+/// only file of the backend that calls libsecret, GDBus or GLib; no pointer, GError or return code leaves it.
 ///
 /// Calls that do not depend on each other are started together and awaited together (``batch``): the
 /// first search travels with the collection alias's `ReadAlias` and the transfer session's `OpenSession`
