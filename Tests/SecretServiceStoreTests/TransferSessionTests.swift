@@ -147,12 +147,12 @@ struct TransferSessionTests {
         }
     }
 
-    @Test("0 bytes and 1 MiB round-trip")
+    @Test("0 bytes, 1 MiB and sizes between round-trip, larger and smaller in turn through one session")
     func sizes() throws {
         let session = try TransferSession(key: Self.key, path: "/test")
         var big = Data(count: 1 << 20)
         for i in big.indices { big[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 7) }
-        for plain in [Data(), Data([0]), big] {
+        for plain in [Data(), Data([0]), big.prefix(40_000), Data("abc".utf8), big, big.prefix(65_536), Data()] {
             let (iv, c) = try session.encrypt(plain)
             #expect(c.count == (plain.count / 16 + 1) * 16)
             let back = try c.withUnsafeBytes { c in try iv.withUnsafeBytes { try session.decrypt(iv: $0, ciphertext: c) } }

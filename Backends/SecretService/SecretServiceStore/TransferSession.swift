@@ -28,6 +28,10 @@ final class TransferSession: @unchecked Sendable {   // used by one thread at a 
     let publicKey: [UInt8]
     /// The session's object path, once the daemon's public key gave the key (``establish(peer:path:)``).
     private(set) var path: String?
+    /// Guarded room for one secret being padded and encrypted or decrypted (wiped after each), kept for the
+    /// next one so that a bulk read does not map pages per secret; a secret longer than this gets its own.
+    private var scratch: GuardedBytes?
+    static let scratchLimit = 64 << 10
 
     /// A new key pair (a random exponent, or `exponent` for known-answer tests).
     init(exponent fixed: [UInt8]? = nil) throws(SecureStoreError) {
@@ -79,7 +83,8 @@ final class TransferSession: @unchecked Sendable {   // used by one thread at a 
     func encrypt(_ plain: Data, iv: [UInt8]) throws(SecureStoreError) -> [UInt8] {
         let padded = ssc_padded_length(plain.count)
         guard iv.count == Self.blockBytes, padded > 0 else { throw Self.failure("the secret is too long") }
-        let buffer = try GuardedBytes(count: padded)   // the padded plaintext, encrypted in place
+        let buffer = try room(for: padded)   // the padded plaintext, encrypted in place
+        defer { buffer.wipe(padded) }
         let ok = plain.withUnsafeBytes { raw in
             ssc_encrypt(key.bytes, iv, raw.baseAddress, raw.count, buffer.bytes)
         }
@@ -90,12 +95,22 @@ final class TransferSession: @unchecked Sendable {   // used by one thread at a 
     /// The plaintext of `ciphertext`; an IV that is not 16 bytes, a length that is not whole blocks (or 0) or bad
     /// padding is an error.
     func decrypt(iv: UnsafeRawBufferPointer, ciphertext: UnsafeRawBufferPointer) throws(SecureStoreError) -> Data {
-        let buffer = try GuardedBytes(count: max(ciphertext.count, 1))
+        let buffer = try room(for: max(ciphertext.count, 1))
+        defer { buffer.wipe(ciphertext.count) }
         var length = 0
         guard ssc_decrypt(key.bytes, iv.baseAddress, iv.count, ciphertext.baseAddress, ciphertext.count, buffer.bytes,
                           &length) != 0
         else { throw Self.failure("a secret could not be decrypted (wrong length or padding)") }
         return Data(bytes: buffer.pointer, count: length)
+    }
+
+    /// Guarded memory for `count` bytes of one secret: the kept scratch (grown as needed up to
+    /// ``scratchLimit``), or memory of its own beyond that.
+    private func room(for count: Int) throws(SecureStoreError) -> GuardedBytes {
+        if let scratch, scratch.count >= count { return scratch }
+        let fresh = try GuardedBytes(count: count)
+        if count <= Self.scratchLimit { scratch = fresh }
+        return fresh
     }
 
     /// HKDF-SHA256 (RFC 5869) of `ikm` with no salt and no info, as the session derives its key (for tests).
@@ -127,7 +142,8 @@ private final class GuardedBytes {
 
     var bytes: UnsafeMutablePointer<UInt8> { pointer.assumingMemoryBound(to: UInt8.self) }
 
-    func wipe() { explicit_bzero(pointer, count) }
+    /// Zeroes the first `n` bytes (all when nil).
+    func wipe(_ n: Int? = nil) { explicit_bzero(pointer, min(n ?? count, count)) }
 
     deinit { ssc_guarded_free(pointer, count) }
 }
