@@ -22,7 +22,7 @@ typedef struct gcry_md_handle *gcry_md_hd_t;
 
 enum gcry_ctl_cmds {
     GCRYCTL_INIT_SECMEM = 24, GCRYCTL_DISABLE_SECMEM_WARN = 27,
-    GCRYCTL_INITIALIZATION_FINISHED = 38, GCRYCTL_INITIALIZATION_FINISHED_P = 39,
+    GCRYCTL_INITIALIZATION_FINISHED = 38, GCRYCTL_INITIALIZATION_FINISHED_P = 39, GCRYCTL_AUTO_EXPAND_SECMEM = 78,
 };
 enum gcry_mpi_format { GCRYMPI_FMT_USG = 5 };
 enum gcry_mpi_flag { GCRYMPI_FLAG_SECURE = 1 };
@@ -98,7 +98,7 @@ const struct ssc_gcrypt *securestore_gcrypt(void);
 
 #ifdef SSC_GCRYPT_CHECK
 _Static_assert(GCRYCTL_INIT_SECMEM == 24 && GCRYCTL_DISABLE_SECMEM_WARN == 27 && GCRYCTL_INITIALIZATION_FINISHED == 38
-               && GCRYCTL_INITIALIZATION_FINISHED_P == 39, "gcry_ctl_cmds");
+               && GCRYCTL_INITIALIZATION_FINISHED_P == 39 && GCRYCTL_AUTO_EXPAND_SECMEM == 78, "gcry_ctl_cmds");
 _Static_assert(GCRYMPI_FMT_USG == 5 && GCRYMPI_FLAG_SECURE == 1, "MPI format and flag");
 _Static_assert(GCRY_CIPHER_AES == 7 && GCRY_CIPHER_AES128 == 7 && GCRY_CIPHER_MODE_CBC == 3 && GCRY_CIPHER_SECURE == 1,
                "cipher constants");

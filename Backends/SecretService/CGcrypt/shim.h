@@ -91,12 +91,14 @@ static inline int ssc_random(void *buffer, size_t n) {
 
 // ---- libgcrypt ----
 
-/// Initializes libgcrypt unless someone did (libsecret does it the same way when it opens its own session):
-/// a secure-memory pool for the numbers (no warning when it cannot be locked). 1 on success.
+/// Initializes libgcrypt unless someone did (libsecret does when it opens its own session, and then skips
+/// its own set-up): a secure-memory pool for the numbers, which grows rather than failing when full (a full
+/// pool would otherwise end the process), with no warning when it cannot be locked. 1 on success.
 static inline int ssc_gcrypt_init(void) {
     if (gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) return 1;
     if (!gcry_check_version(NULL)) return 0;
     gcry_control(GCRYCTL_DISABLE_SECMEM_WARN);
+    gcry_control(GCRYCTL_AUTO_EXPAND_SECMEM, 32768u);
     gcry_control(GCRYCTL_INIT_SECMEM, 32768, 0);
     gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
     return 1;
