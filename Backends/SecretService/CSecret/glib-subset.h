@@ -188,6 +188,9 @@ void (g_variant_unref)(GVariant *value);
 void (g_variant_builder_init)(GVariantBuilder *builder, const GVariantType *type);
 void (g_variant_builder_add)(GVariantBuilder *builder, const gchar *format_string, ...);
 GVariant *(g_variant_builder_end)(GVariantBuilder *builder);
+GVariant *(g_variant_new_fixed_array)(const GVariantType *element_type, gconstpointer elements, gsize n_elements,
+                                     gsize element_size);
+gconstpointer (g_variant_get_fixed_array)(GVariant *value, gsize *n_elements, gsize element_size);
 
 /// Not loaded: called only by programs that link libsecret themselves (the benchmark's raw limit).
 gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const gchar *item_path,
@@ -212,6 +215,7 @@ gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const 
     X(g_variant_get_child_value) X(g_variant_n_children) X(g_variant_get_boolean) X(g_variant_is_of_type) \
     X(g_variant_ref_sink) X(g_variant_unref) X(g_variant_builder_init) X(g_variant_builder_add) \
     X(g_variant_builder_end) \
+    X(g_variant_new_fixed_array) X(g_variant_get_fixed_array) \
     X(g_dbus_connection_add_filter) X(g_dbus_connection_remove_filter) X(g_dbus_connection_signal_subscribe) X(g_dbus_connection_signal_unsubscribe) X(g_dbus_message_get_message_type) \
     X(g_dbus_message_get_interface) X(g_dbus_message_get_member) X(g_dbus_message_get_path) X(g_dbus_message_get_body) X(g_hash_table_replace) X(g_hash_table_size) X(g_hash_table_remove_all)
 
@@ -322,6 +326,8 @@ _Static_assert(sizeof(GError) == sizeof(struct ss_GError) && offsetof(GError, do
 #define g_variant_builder_init (securestore_glib()->g_variant_builder_init)
 #define g_variant_builder_add (securestore_glib()->g_variant_builder_add)
 #define g_variant_builder_end (securestore_glib()->g_variant_builder_end)
+#define g_variant_new_fixed_array (securestore_glib()->g_variant_new_fixed_array)
+#define g_variant_get_fixed_array (securestore_glib()->g_variant_get_fixed_array)
 #define g_dbus_connection_add_filter (securestore_glib()->g_dbus_connection_add_filter)
 #define g_dbus_connection_remove_filter (securestore_glib()->g_dbus_connection_remove_filter)
 #define g_dbus_connection_signal_subscribe (securestore_glib()->g_dbus_connection_signal_subscribe)

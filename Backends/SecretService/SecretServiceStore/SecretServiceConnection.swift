@@ -2,9 +2,9 @@ import SecureStore
 import Foundation
 internal import CSecret
 
-/// The connection to the Secret Service: a `SecretService` proxy with an open transfer session, and the
-/// collection's object path. The only file of the backend that calls libsecret, GDBus or GLib; no pointer,
-/// GError or return code leaves it.
+/// The connection to the Secret Service: a `SecretService` proxy, the transfer session (our own,
+/// ``TransferSession``; libsecret's only when the daemon refuses ours), and the collection's object path. The
+/// only file of the backend that calls libsecret, GDBus or GLib; no pointer, GError or return code leaves it.
 ///
 /// Calls that do not depend on each other are started together and awaited together (``batch``): the
 /// first search travels with the collection alias's `ReadAlias` and the transfer session's `OpenSession`
@@ -35,6 +35,13 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
     private(set) var broken = false
     /// Set when the failure was a call that got no answer in time.
     private(set) var timedOut = false
+    /// Our transfer session (TransferSession.swift) once OpenSession answered, and the key pair of one in flight.
+    private var transfer: TransferSession?
+    private var pendingTransfer: TransferSession?
+    /// Set when the daemon refused our algorithm (or libgcrypt is missing): libsecret's session from then on.
+    private(set) var usesLibsecretSession = false
+    /// The algorithm our OpenSession asks for (a test asks for one the daemon refuses, to reach the fallback).
+    var transferAlgorithm = TransferSession.algorithm
 
     private init(service: UnsafeMutablePointer<SecretService>, collection: String) {
         self.service = service
@@ -79,12 +86,14 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
 
     /// Whether the transfer session is open (it is opened with the first search, or here before a call that
     /// sends or reads a secret without a search before it).
-    private var hasSession: Bool { ss_has_session(service) != 0 }
+    private var hasSession: Bool { transfer != nil || ss_has_session(service) != 0 }
     private func openSession() throws(SecureStoreError) {
         guard !hasSession else { return }
+        let ours = !usesLibsecretSession
         try batch(count: 1, doing: { _ in Self.sessionStep }, start: { (_, call) throws(SecureStoreError) in
-            ss_start_open_session(service, call)
-        }, finish: { _, _ in })
+            try startSession(call)
+        }, finish: { (_, call) throws(SecureStoreError) in try finishSession(call) })
+        if ours, usesLibsecretSession, !hasSession { try openSession() }   // ours refused: libsecret's session
     }
     private func noteAlias(_ call: UnsafeMutablePointer<SSCall>) throws(SecureStoreError) {
         let path = ss_call_object_path(call).map { String(cString: $0) } ?? "/"
@@ -270,7 +279,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
             } else if i < first {
                 ss_start_get_locked(service, collectionPath, Self.timeout, call)
             } else if i == last {
-                ss_start_open_session(service, call)
+                try startSession(call)
             } else {
                 let t = Self.table(queries[i - first])
                 ss_start_search(service, t, Self.timeout, call)
@@ -278,7 +287,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
             }
         }, finish: { (i, call) throws(SecureStoreError) in
             if i < aliasCall { return try noteAlias(call) }   // finished in call order: before the searches are read
-            if i == last { return }
+            if i == last { return try finishSession(call) }
             if i < first {
                 if ss_call_locked(call) == 1 { throw lockedError() }
                 return
@@ -292,6 +301,7 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 if path.hasPrefix(prefix), seen.insert(path).inserted { paths.append(path) }
             }
         })
+        if sessionCall == 1 { try openSession() }   // only when the daemon refused our algorithm (libsecret's then)
         if lockedMatch {
             throw SecureStoreError(.interactionNotAllowed,
                 "Matching items in \(collectionPath) are locked; unlocking needs a prompt, which is not allowed.")
@@ -318,25 +328,21 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                 var cPaths: [UnsafePointer<CChar>?] = paths.map { UnsafePointer(strdup($0)) }
                 cPaths.append(nil)
                 defer { for p in cPaths { free(UnsafeMutablePointer(mutating: p)) } }
-                cPaths.withUnsafeBufferPointer { ss_start_get_secrets(service, $0.baseAddress, Self.timeout, call) }
+                cPaths.withUnsafeBufferPointer { paths in
+                    if let session = transfer?.path {   // our session
+                        ss_start_get_secrets_in(service, paths.baseAddress, session, Self.timeout, call)
+                    } else {
+                        ss_start_get_secrets(service, paths.baseAddress, Self.timeout, call)
+                    }
+                }
             } else {
                 ss_start_get_attributes(service, paths[missing[i - extra]], Self.timeout, call)
             }
         }, finish: { (i, call) throws(SecureStoreError) in
             if i < extra {
                 for j in 0..<ss_call_secret_count(call) {
-                    var path: UnsafePointer<CChar>? = nil
-                    guard let value = ss_call_secret_at(service, call, j, &path), let path else {
-                        throw SecureStoreError(.io, "The Secret Service returned a secret this session cannot decode.")
-                    }
-                    defer { ss_value_unref(value) }
-                    var length = 0
-                    let bytes = ss_value_bytes(value, &length)
-                    if let bytes, length > 0 {
-                        values[String(cString: path)] = Data(bytes: bytes, count: length)
-                    } else {
-                        values[String(cString: path)] = Data()
-                    }
+                    let (path, secret) = try secret(at: j, of: call)
+                    values[path] = secret
                 }
                 return
             }
@@ -374,8 +380,14 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         try openSession()
         let epoch = try watchEpoch()
         let collectionPath = try resolve()
-        guard let path = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
-                                                                  SECRET_ITEM_CREATE_NONE, nil, &error) else {
+        let made: UnsafeMutablePointer<gchar>?
+        if let encoded = try encodedSecret(secret) {   // with our session; libsecret encodes for its own
+            made = ss_create_item_encoded(service, collectionPath, label, t, encoded, Self.timeout, &error)
+        } else {
+            made = secret_service_create_item_dbus_path_sync(service, collectionPath, properties, value,
+                                                             SECRET_ITEM_CREATE_NONE, nil, &error)
+        }
+        guard let path = made else {
             throw fail(error, doing: "creating an item")
         }
         defer { ss_free(path) }
@@ -401,6 +413,9 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
         }
         if let secret {
             steps.append(("setting the secret of \(path)", { call throws(SecureStoreError) in
+                if let encoded = try self.encodedSecret(secret) {   // with our session
+                    return ss_start_set_encoded_secret(self.service, path, encoded, Self.timeout, call)
+                }
                 let value = Self.value(secret)
                 defer { ss_value_unref(value) }
                 guard ss_start_set_secret(self.service, path, value, Self.timeout, call) != 0 else {
@@ -425,6 +440,91 @@ final class Connection: @unchecked Sendable {   // used by one thread at a time 
                     "Deleting \(paths[i]) needs a prompt, which is not allowed; unlock your keyring and retry.")
             }
         })
+    }
+}
+
+// MARK: The transfer session
+
+extension Connection {
+    /// Whether secrets travel encrypted with our own session (TransferSession.swift) rather than libsecret's.
+    var usesOwnSession: Bool { transfer != nil }
+
+    /// Starts OpenSession: ours with a new key pair (made here, so after the calls before it were sent), or
+    /// libsecret's when the daemon refused ours or libgcrypt cannot be loaded.
+    private func startSession(_ call: UnsafeMutablePointer<SSCall>) throws(SecureStoreError) {
+        pendingTransfer = nil
+        if !usesLibsecretSession {
+            do throws(SecureStoreError) {
+                let session = try TransferSession()
+                pendingTransfer = session
+                session.publicKey.withUnsafeBytes { key in
+                    ss_start_open_dh_session(service, transferAlgorithm, key.baseAddress, key.count, Self.timeout, call)
+                }
+                return
+            } catch where error.code == .notAvailable {   // no libgcrypt: libsecret's session
+                usesLibsecretSession = true
+            }
+        }
+        ss_start_open_session(service, call)
+    }
+
+    /// Reads OpenSession's answer: the daemon's public key gives our session key. A refused algorithm leaves no
+    /// session and switches to libsecret's (the caller opens it).
+    private func finishSession(_ call: UnsafeMutablePointer<SSCall>) throws(SecureStoreError) {
+        guard let session = pendingTransfer else { return }   // libsecret's session: it read the answer itself
+        pendingTransfer = nil
+        if ss_call_unsupported(call) != 0 {
+            usesLibsecretSession = true
+            return
+        }
+        var path: UnsafePointer<CChar>? = nil
+        var key: UnsafeRawPointer? = nil
+        var length = 0
+        guard let output = ss_call_dh_session(call, &path, &key, &length), let path else {
+            throw SecureStoreError(.io, "The Secret Service answered OpenSession without a public key.")
+        }
+        defer { ss_variant_unref(output) }
+        try session.establish(peer: UnsafeRawBufferPointer(start: key, count: length), path: String(cString: path))
+        transfer = session
+    }
+
+    /// `data` as a Secret (oayays) encrypted with our session (floating: the call that sends it takes it), or nil
+    /// when libsecret's session is used.
+    private func encodedSecret(_ data: Data) throws(SecureStoreError) -> OpaquePointer? {
+        guard let transfer, let session = transfer.path else { return nil }
+        let (iv, ciphertext) = try transfer.encrypt(data)
+        return ss_secret_new(session, iv, iv.count, ciphertext, ciphertext.count)
+    }
+
+    /// The item path and the secret of the j-th entry of a finished GetSecrets, decrypted with the session.
+    private func secret(at j: Int, of call: UnsafeMutablePointer<SSCall>) throws(SecureStoreError) -> (String, Data) {
+        var path: UnsafePointer<CChar>? = nil
+        guard let transfer, let session = transfer.path else {
+            guard let value = ss_call_secret_at(service, call, j, &path), let path else {
+                throw SecureStoreError(.io, "The Secret Service returned a secret this session cannot decode.")
+            }
+            defer { ss_value_unref(value) }
+            var length = 0
+            guard let bytes = ss_value_bytes(value, &length), length > 0 else { return (String(cString: path), Data()) }
+            return (String(cString: path), Data(bytes: bytes, count: length))
+        }
+        guard let secret = ss_call_secret_struct_at(call, j, &path), let path else {
+            throw SecureStoreError(.io, "The Secret Service returned a secret this session cannot decode.")
+        }
+        defer { ss_variant_unref(secret) }
+        guard let owner = ss_secret_session(secret), String(cString: owner) == session else {
+            throw SecureStoreError(.io, "The Secret Service returned a secret encoded for another session.")
+        }
+        var iv: UnsafeRawPointer? = nil
+        var ivLength = 0
+        var value: UnsafeRawPointer? = nil
+        var valueLength = 0
+        let ivField = ss_secret_bytes(secret, 1, &iv, &ivLength)
+        let valueField = ss_secret_bytes(secret, 2, &value, &valueLength)
+        defer { ss_variant_unref(ivField); ss_variant_unref(valueField) }
+        let plain = try transfer.decrypt(iv: UnsafeRawBufferPointer(start: iv, count: ivLength),
+                                         ciphertext: UnsafeRawBufferPointer(start: value, count: valueLength))
+        return (String(cString: path), plain)
     }
 }
 
