@@ -143,6 +143,16 @@ public struct RecordFilter: Sendable, Hashable {
         self.uniqueKeys = uniqueKeys
         self.equalities = equalities
     }
+
+    /// The uniqueness probe for `record`: its class and key, and the key's values (defaults for those it
+    /// lacks) as equalities, so a backend may narrow by them instead.
+    init(uniquenessOf record: ItemRecord) {
+        var equalities: [AttributeName: AttributeValue] = [:]
+        for name in record.itemClass.uniquenessKey {
+            if let value = record.attributes[name] ?? name.defaultValue { equalities[name] = value }
+        }
+        self.init(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey], equalities: equalities)
+    }
 }
 
 /// One atomic unit of work on a backend's storage. The core calls these inside
