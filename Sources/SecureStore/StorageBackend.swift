@@ -147,8 +147,9 @@ public struct RecordFilter: Sendable, Hashable {
     /// The uniqueness probe for `record`: its class and key, and the key's values (defaults for those it
     /// lacks) as equalities, so a backend may narrow by them instead.
     init(uniquenessOf record: ItemRecord) {
-        var equalities: [AttributeName: AttributeValue] = [:]
-        for name in record.itemClass.uniquenessKey {
+        let names = record.itemClass.uniquenessKey
+        var equalities = [AttributeName: AttributeValue](minimumCapacity: names.count)
+        for name in names {
             if let value = record.attributes[name] ?? name.defaultValue { equalities[name] = value }
         }
         self.init(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey], equalities: equalities)
