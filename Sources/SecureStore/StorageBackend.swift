@@ -135,6 +135,9 @@ public struct RecordFilter: Sendable, Hashable {
     /// Exact (case-sensitive, normalized) attribute values the query requires; a backend may use any of them
     /// to narrow its search (e.g. a blind index on service) or ignore them all.
     public var equalities: [AttributeName: AttributeValue]
+    /// The record whose uniqueness this search checks (an add, an update of one item), whose key is
+    /// `uniqueKeys`: a backend may narrow by its key's attribute values. `nil` for every other search.
+    public var uniquenessOf: ItemRecord?
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
                 equalities: [AttributeName: AttributeValue] = [:]) {
@@ -144,15 +147,10 @@ public struct RecordFilter: Sendable, Hashable {
         self.equalities = equalities
     }
 
-    /// The uniqueness probe for `record`: its class and key, and the key's values (defaults for those it
-    /// lacks) as equalities, so a backend may narrow by them instead.
+    /// The uniqueness probe for `record`: its class and key, and the record itself (``uniquenessOf``).
     init(uniquenessOf record: ItemRecord) {
-        let names = record.itemClass.uniquenessKey
-        var equalities = [AttributeName: AttributeValue](minimumCapacity: names.count)
-        for name in names {
-            if let value = record.attributes[name] ?? name.defaultValue { equalities[name] = value }
-        }
-        self.init(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey], equalities: equalities)
+        self.init(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey])
+        uniquenessOf = record
     }
 }
 

@@ -191,7 +191,7 @@ enum Mapping {
 
     /// Whether an item needs ``uniqueKeyKey``: every item but a generic password with a non-empty plain
     /// `service` or `account`. A uniqueness search for such a password's key finds it by those plain
-    /// attributes, since the core passes the key's values with the search (``SecretServiceTransaction/find(_:)``).
+    /// attributes, since the core passes the new record with the search (``SecretServiceTransaction/find(_:)``).
     static func needsKeyAttribute(_ record: ItemRecord) -> Bool {
         guard record.itemClass == .genericPassword else { return true }
         return plainText(record.attributes[.service])?.isEmpty ?? true && plainText(record.attributes[.account])?.isEmpty ?? true

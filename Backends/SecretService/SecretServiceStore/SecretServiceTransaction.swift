@@ -58,9 +58,12 @@ public struct SecretServiceTransaction: StorageTransaction {
         let base = Mapping.scope(namespace: namespace)
         // The plain service/account attributes the query names as non-empty text (an item without the
         // attribute matches only the empty default, so narrowing by them cannot miss an item).
+        // An add's (or a one-item update's) uniqueness search: the new record's own values.
+        let given = filter.uniquenessOf.map { record in { (name: AttributeName) in record.attributes[name] } }
+            ?? { filter.equalities[$0] }
         var plain = base
         for (name, key) in [(AttributeName.service, Mapping.plainService), (AttributeName.account, Mapping.plainAccount)] {
-            if let text = Mapping.plainText(filter.equalities[name]), !text.isEmpty { plain[key] = text }
+            if let text = Mapping.plainText(given(name)), !text.isEmpty { plain[key] = text }
         }
         let narrowed = plain.count > base.count
         var searches: [[String: String]] = []
@@ -71,10 +74,10 @@ public struct SecretServiceTransaction: StorageTransaction {
             // (`Mapping.needsKeyAttribute`): it is found by those plain attributes, which every item of every
             // mapping carries, so a search narrowed by them finds every item with these keys. Without them,
             // such a password can have one of these keys only if the filter does not say its service and
-            // account (the core gives them with an add's search); then the whole namespace is read.
+            // account (the core gives an add's search the new record); then the whole namespace is read.
             let keyless = filter.itemClass == nil || filter.itemClass == .genericPassword
             let complete = filter.itemClass == .genericPassword
-                && filter.equalities[.service] != nil && filter.equalities[.account] != nil
+                && (filter.uniquenessOf != nil || filter.equalities[.service] != nil && filter.equalities[.account] != nil)
             if narrowed, keyless || keys.count > 1 {
                 searches = [plain]
             } else if !keyless || complete {
