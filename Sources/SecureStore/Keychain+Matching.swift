@@ -19,7 +19,7 @@ extension Keychain {
             if keys.updateValue(record, forKey: record.uniqueKey) != nil { throw duplicate(record) }
         }
         let refs = Set(updated.map(\.persistentRef))
-        let others = try txn.find(RecordFilter(uniqueKeys: Array(keys.keys)))
+        let others = try txn.find(updated.count == 1 ? RecordFilter(uniquenessOf: updated[0]) : RecordFilter(uniqueKeys: Array(keys.keys)))
         for other in others where !refs.contains(other.persistentRef) {
             if let record = keys[other.uniqueKey] { throw duplicate(record) }
         }

@@ -36,7 +36,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     public func add(_ item: NewItem, returning: ReturnOptions) throws(SecureStoreError) -> Item {
         let record = try newRecord(item)
         try backend.write { (txn: inout Backend.Transaction) throws(SecureStoreError) in
-            let existing = try txn.find(RecordFilter(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey]))
+            let existing = try txn.find(RecordFilter(uniquenessOf: record))
             if existing.contains(where: { $0.uniqueKey == record.uniqueKey }) {
                 throw duplicate(record)
             }

@@ -212,6 +212,9 @@ public struct RecordFilter: Sendable, Hashable {
     /// Exact (case-sensitive, normalized) attribute values the query requires; a backend may use any of them
     /// to narrow its search (e.g. a blind index on service) or ignore them all.
     public var equalities: [AttributeName: AttributeValue]
+    /// The record whose uniqueness this search checks (an add, an update of one item), whose key is
+    /// `uniqueKeys`: a backend may narrow by its key's attribute values. `nil` for every other search.
+    public var uniquenessOf: ItemRecord?
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
                 equalities: [AttributeName: AttributeValue] = [:]) {
@@ -219,6 +222,12 @@ public struct RecordFilter: Sendable, Hashable {
         self.persistentRef = persistentRef
         self.uniqueKeys = uniqueKeys
         self.equalities = equalities
+    }
+
+    /// The uniqueness probe for `record`: its class and key, and the record itself (``uniquenessOf``).
+    init(uniquenessOf record: ItemRecord) {
+        self.init(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey])
+        uniquenessOf = record
     }
 }
 

@@ -3,6 +3,8 @@ import SecureStore
 
 /// How an ``ItemRecord`` becomes Secret Service string attributes and back. See `MAPPING.md`.
 enum Mapping {
+    /// Mappings v1–v3 only (read, never written: a v4 item has no explicit schema, which would cost 96 bytes of
+    /// gnome-keyring's file per item; gnome-keyring reports such an item as `org.freedesktop.Secret.Generic`).
     static let schemaKey = "xdg:schema"
     static let schema = "org.securestore.Item"
     static let namespaceKey = "securestore.namespace"
@@ -10,7 +12,12 @@ enum Mapping {
     static let classKey = "securestore.class"
     /// Mapping v1 only (read, never written): the insertion sequence.
     static let sequenceKey = "securestore.seq"
+    /// Mappings v1–v3: the persistent reference, 32 lowercase hex digits.
     static let refKey = "securestore.ref"
+    /// Mapping v4: the persistent reference, base64 without padding (22 characters).
+    static let refKeyV4 = "ref"
+    /// The hashed unique key (v3, and v4 items that no plain attribute narrows a uniqueness search to); the
+    /// raw key in v1 and v2.
     static let uniqueKeyKey = "securestore.key"
     /// Mapping v1 only (read, never written): `"1"` on an item added without a secret (its D-Bus secret is then empty); absent on every other item,
     /// so items written before it existed keep their meaning (a 0-byte secret is an empty secret).
@@ -23,11 +30,37 @@ enum Mapping {
     /// Mappings v2 and v3: every attribute of the record, its sequence and its no-secret flag (v3: also its
     /// class), packed (``PackedRecord``).
     static let recordKey = "securestore.record"
+    /// Mapping v4: the packed record (``PackedRecord``, `4:`).
+    static let recordKeyV4 = "record"
     static let contentType = "application/octet-stream"
 
-    /// The attributes every search of one store carries: schema and namespace.
+    /// The attributes every search of one store carries: the namespace (items of every mapping have it; v1–v3
+    /// items also carry ``schema``, v4 items no explicit schema, so the namespace alone scopes both).
     static func scope(namespace: String) -> [String: String] {
-        [schemaKey: schema, namespaceKey: namespace]
+        [namespaceKey: namespace]
+    }
+
+    /// The searches for one persistent reference: the v4 form and the v1–v3 form.
+    static func refSearches(namespace: String, ref: PersistentRef) -> [[String: String]] {
+        [[namespaceKey: namespace, refKeyV4: refAttributeV4(ref)], [namespaceKey: namespace, refKey: refAttribute(ref)]]
+    }
+
+    /// Unpadded base64 (v4 values): the padding carries nothing.
+    static func base64(_ bytes: some Sequence<UInt8>) -> String {
+        var text = Data(bytes).base64EncodedString()
+        while text.hasSuffix("=") { text.removeLast() }
+        return text
+    }
+
+    /// The bytes of unpadded base64, only in the canonical form ``base64(_:)`` writes (no padding, no
+    /// stray bits).
+    static func unbase64(_ text: some StringProtocol) -> [UInt8]? {
+        let count = text.utf8.count
+        guard count % 4 != 1, !text.contains("=") else { return nil }
+        guard let data = Data(base64Encoded: String(text) + String(repeating: "=", count: (4 - count % 4) % 4)) else { return nil }
+        let bytes = [UInt8](data)
+        guard base64(bytes) == text else { return nil }
+        return bytes
     }
 
     /// Text that can travel as a D-Bus string and through C: no NUL, no noncharacters.
@@ -85,6 +118,7 @@ enum Mapping {
     /// `securestore.key` of mappings v1 and v2 (read, never written): base64 of the key's bytes.
     static func legacyUniqueKeyAttribute(_ key: UniqueKey) -> String { Data(key.bytes).base64EncodedString() }
     static func refAttribute(_ ref: PersistentRef) -> String { hex(ref.data) }
+    static func refAttributeV4(_ ref: PersistentRef) -> String { base64(ref.data) }
     static func sequenceAttribute(_ seq: UInt64) -> String {
         let digits = String(seq)
         return String(repeating: "0", count: max(0, 20 - digits.count)) + digits
@@ -136,18 +170,31 @@ enum Mapping {
     /// The plain attributes written for other tools and searches, by the record attribute they copy.
     static let plainKeys: [(AttributeName, String)] = [(.service, plainService), (.account, plainAccount), (.server, plainServer)]
 
-    /// The Secret Service attributes of a stored record (mapping v3): what searches and other tools use, as
-    /// plain attributes, and everything else packed into ``recordKey`` (the class included, so it is no
-    /// attribute of its own).
+    /// The Secret Service attributes of a stored record (mapping v4): the namespace, the reference, the plain
+    /// attributes other tools and searches use, everything else packed into ``recordKeyV4``, and
+    /// ``uniqueKeyKey`` only when ``needsKeyAttribute(_:)``.
     static func attributes(of record: ItemRecord, namespace: String, sequence: UInt64) -> [String: String] {
-        var out = scope(namespace: namespace)
-        out[refKey] = refAttribute(record.persistentRef)
-        out[uniqueKeyKey] = uniqueKeyAttribute(record.uniqueKey)
+        var out = [namespaceKey: namespace, refKeyV4: refAttributeV4(record.persistentRef)]
         for (name, plain) in plainKeys {
-            if let text = record.attributes[name].flatMap(exactText), isSafe(text) { out[plain] = text }
+            if let text = plainText(record.attributes[name]) { out[plain] = text }
         }
-        out[recordKey] = PackedRecord.encode(record, sequence: sequence)
+        if needsKeyAttribute(record) { out[uniqueKeyKey] = uniqueKeyAttribute(record.uniqueKey) }
+        out[recordKeyV4] = PackedRecord.encode(record, sequence: sequence)
         return out
+    }
+
+    /// The value a plain attribute carries: text, or data that is exact UTF-8, that D-Bus can carry.
+    static func plainText(_ value: AttributeValue?) -> String? {
+        guard let text = value.flatMap(exactText), isSafe(text) else { return nil }
+        return text
+    }
+
+    /// Whether an item needs ``uniqueKeyKey``: every item but a generic password with a non-empty plain
+    /// `service` or `account`. A uniqueness search for such a password's key finds it by those plain
+    /// attributes, since the core passes the new record with the search (``SecretServiceTransaction/find(_:)``).
+    static func needsKeyAttribute(_ record: ItemRecord) -> Bool {
+        guard record.itemClass == .genericPassword else { return true }
+        return plainText(record.attributes[.service])?.isEmpty ?? true && plainText(record.attributes[.account])?.isEmpty ?? true
     }
 
     /// The item label shown by keyring tools: the record's label, else service/server and account.
@@ -161,10 +208,18 @@ enum Mapping {
 
     enum DecodeFailure: Error { case missing(String), malformed(String) }
 
-    /// A record and its insertion sequence from an item's attributes and secret: mapping v3 or v2 when the
-    /// item has ``recordKey``, else v1 (every attribute typed in its own `securestore.attr.<code>`,
-    /// `securestore.seq`).
+    /// A record and its insertion sequence from an item's attributes and secret: mapping v4 when the item has
+    /// ``recordKeyV4``, v3 or v2 when it has ``recordKey``, else v1 (every attribute typed in its own
+    /// `securestore.attr.<code>`, `securestore.seq`).
     static func record(from attributes: [String: String], data: Data) throws(DecodeFailure) -> (ItemRecord, UInt64) {
+        if let packed = attributes[recordKeyV4] {
+            guard let refText = attributes[refKeyV4] else { throw .missing(refKeyV4) }
+            guard let refBytes = unbase64(refText) else { throw .malformed(refKeyV4) }
+            guard let decoded = PackedRecord.decodeV4(packed, plain: attributes) else { throw .malformed(recordKeyV4) }
+            if !decoded.hasData, !data.isEmpty { throw .malformed(recordKeyV4) }
+            return (ItemRecord(persistentRef: PersistentRef(data: Data(refBytes)), itemClass: decoded.itemClass,
+                               attributes: decoded.values, data: decoded.hasData ? data : nil), decoded.sequence)
+        }
         guard let refText = attributes[refKey] else { throw .missing(refKey) }
         guard let refData = unhex(refText) else { throw .malformed(refKey) }
         let ref = PersistentRef(data: refData)
@@ -203,6 +258,7 @@ enum Mapping {
 
     /// The class of an item (every mapping), without decoding the rest; nil when it has none.
     static func itemClass(from attributes: [String: String]) -> ItemClass? {
+        if let packed = attributes[recordKeyV4] { return PackedRecord.decodeV4(packed, plain: attributes)?.itemClass }
         if let packed = attributes[recordKey], let decoded = PackedRecord.decode(packed, plain: attributes),
            let c = decoded.itemClass {
             return c
@@ -211,60 +267,189 @@ enum Mapping {
     }
 }
 
-/// The packed record (``Mapping/recordKey``): the record's attributes, its insertion sequence and whether it
-/// has a secret (v3 also its class), in one attribute value.
+/// The packed record (``Mapping/recordKeyV4``; ``Mapping/recordKey`` in v2 and v3): the record's attributes,
+/// its insertion sequence, whether it has a secret and (v3, v4) its class, in one attribute value.
 ///
-/// Written as v3, `3:` + base64 of
+/// Written as v4, `4:` + unpadded base64 of
+///
+///     header u8 · sequence varint · entries…
+///
+/// The header's bit 0 says the record has a secret, bits 1–3 are its class (``classes``), and bits 4–7 stand
+/// for the values almost every record has, which then have no entry: bit 4 `sync` false, bit 5 `pdmn` `ak`,
+/// bit 6 `agrp` `securestore`, bit 7 `mdat` equal to `cdat` (both present). Entries follow in increasing code
+/// number to the end: `number u8` (the attribute's place in ``codes``) · tag u8 · body, tags `s` text and `d`
+/// data (length varint · bytes), `n` a number (zigzag varint), `0`/`1` a flag (no body), `t` a date (the bit
+/// pattern of its `timeIntervalSinceReferenceDate`, 8 bytes big-endian). A text value that is also a plain
+/// attribute (`service`, `account`, `server`) has no entry: the item's plain attribute is the value. A varint
+/// is LEB128 (7 bits a byte, low first, shortest form).
+///
+/// v3 (read only), `3:` + base64 of
 ///
 ///     flags u8 (bit 0: has a secret) · class length u8 · class ASCII · sequence varint · count varint ·
 ///     count × (code length u8 · code UTF-8 · tag u8 · value length varint · value)
 ///
-/// where a varint is LEB128 (7 bits a byte, low first, shortest form) and tag `p` (no length, no value)
-/// means "the text of the item's plain attribute" (`service`, `account`, `server`), so those values are
-/// stored once. v2 (read only), `2:` + base64 of
+/// where tag `p` (no length, no value) means "the text of the item's plain attribute". v2 (read only), `2:` +
+/// base64 of
 ///
 ///     flags u8 · sequence u64 · count u16 · count × (code length u8 · code · tag u8 · value length u32 · value)
 ///
-/// (integers big-endian). Tags of both: `s` text (UTF-8), `d` data, `n` Int64 (8 bytes big-endian), `b` one
-/// byte 0/1, `t` the date's `timeIntervalSinceReferenceDate` bit pattern (8 bytes big-endian). Decoding is
-/// strict: exact lengths, shortest varints, known codes and tags, no repeated code, nothing after the last
-/// attribute.
+/// (integers big-endian). Tags of v2 and v3: `s` text (UTF-8), `d` data, `n` Int64 (8 bytes big-endian), `b` one
+/// byte 0/1, `t` the date as in v4. Decoding is strict: exact lengths, shortest varints, known codes and tags,
+/// no repeated code, nothing after the last attribute.
 enum PackedRecord {
     static let prefix = "3:"
     static let v2Prefix = "2:"
+    static let v4Prefix = "4:"
+
+    /// v4's class numbers (frozen: a stored item's meaning must not change).
+    static let classes: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key, .identity]
+    /// v4's attribute numbers: Apple's codes, in this frozen order (`keyType` and `type` share `type`).
+    static let codes: [String] = [
+        "pdmn", "agrp", "sync", "cdat", "mdat", "labl", "desc", "icmt", "crtr", "type", "invi", "nega", "acct",
+        "svce", "gena", "sdmn", "srvr", "ptcl", "atyp", "port", "path", "ctyp", "cenc", "subj", "issr", "slnr",
+        "skid", "pkhh", "kcls", "klbl", "perm", "atag", "bsiz", "esiz", "encr", "decr", "drve", "sign", "vrfy",
+        "wrap", "unwp", "sens", "extr", "sdat", "edat",
+    ]
+    static let numberOfCode: [String: UInt8] = Dictionary(uniqueKeysWithValues: codes.enumerated().map { ($1, UInt8($0)) })
+    /// The values the header's bits 4–6 stand for (frozen, like the tables).
+    static let implied: [(bit: UInt8, name: AttributeName, value: AttributeValue)] = [
+        (0x10, .synchronizable, .bool(false)), (0x20, .accessible, .string("ak")), (0x40, .accessGroup, .string("securestore")),
+    ]
+    static let sameDates: UInt8 = 0x80
+    /// The number of an entry whose code follows it (code length u8 · code UTF-8): a code missing from
+    /// ``codes``. Such entries come last, in increasing code order.
+    static let escape: UInt8 = 0xFF
 
     static func encode(_ record: ItemRecord, sequence: UInt64) -> String {
-        var out: [UInt8] = [record.data == nil ? 0 : 1]
-        let className = Array(record.itemClass.rawValue.utf8)
-        out.append(UInt8(className.count))
-        out += className
-        appendVarint(sequence, to: &out)
-        let entries = record.attributes.sorted { $0.key.code < $1.key.code }
-        appendVarint(UInt64(entries.count), to: &out)
-        for (name, value) in entries {
-            let code = Array(name.code.utf8)
-            out.append(UInt8(code.count))
-            out += code
-            if case .string(let s) = value, Mapping.isSafe(s), Mapping.plainKeys.contains(where: { $0.0 == name }) {
-                out.append(UInt8(ascii: "p"))
-                continue
-            }
-            let (tag, body) = tagged(value)
-            out.append(tag)
-            appendVarint(UInt64(body.count), to: &out)
-            out += body
+        guard let classNumber = classes.firstIndex(of: record.itemClass) else { return "" }   // every class is listed
+        var header = UInt8(record.data == nil ? 0 : 1) | UInt8(classNumber) << 1
+        var skip: Set<AttributeName> = []
+        for (bit, name, value) in implied where record.attributes[name] == value {
+            header |= bit
+            skip.insert(name)
         }
-        return prefix + Data(out).base64EncodedString()
+        if let created = record.attributes[.creationDate], record.attributes[.modificationDate] == created, case .date = created {
+            header |= sameDates
+            skip.insert(.modificationDate)
+        }
+        var entries: [(number: UInt8, code: String, value: AttributeValue)] = []
+        for (name, value) in record.attributes where !skip.contains(name) {
+            if case .string(let s) = value, Mapping.isSafe(s), Mapping.plainKeys.contains(where: { $0.0 == name }) { continue }
+            entries.append((numberOfCode[name.code] ?? escape, name.code, value))
+        }
+        entries.sort { ($0.number, $0.code) < ($1.number, $1.code) }
+        var out: [UInt8] = [header]
+        appendVarint(sequence, to: &out)
+        for (number, code, value) in entries {
+            out.append(number)
+            if number == escape {   // a code missing from the table (none is: a test checks it)
+                out.append(UInt8(code.utf8.count))
+                out += Array(code.utf8)
+            }
+            switch value {
+            case .string(let s):
+                out.append(UInt8(ascii: "s"))
+                appendVarint(UInt64(s.utf8.count), to: &out)
+                out += Array(s.utf8)
+            case .data(let d):
+                out.append(UInt8(ascii: "d"))
+                appendVarint(UInt64(d.count), to: &out)
+                out += Array(d)
+            case .number(let n):
+                out.append(UInt8(ascii: "n"))
+                appendVarint(UInt64(bitPattern: (n << 1) ^ (n >> 63)), to: &out)
+            case .bool(let b):
+                out.append(UInt8(ascii: b ? "1" : "0"))
+            case .date(let date):
+                out.append(UInt8(ascii: "t"))
+                out += bigEndian(date.timeIntervalSinceReferenceDate.bitPattern)
+            }
+        }
+        return v4Prefix + Mapping.base64(out)
     }
 
-    private static func tagged(_ value: AttributeValue) -> (UInt8, [UInt8]) {
-        switch value {
-        case .string(let s): (UInt8(ascii: "s"), Array(s.utf8))
-        case .data(let d): (UInt8(ascii: "d"), Array(d))
-        case .number(let n): (UInt8(ascii: "n"), bigEndian(UInt64(bitPattern: n)))
-        case .bool(let b): (UInt8(ascii: "b"), [b ? 1 : 0])
-        case .date(let date): (UInt8(ascii: "t"), bigEndian(date.timeIntervalSinceReferenceDate.bitPattern))
+    /// A v4 packed record; nil for anything malformed. `plain`: the item's attributes, for the values stored
+    /// only as plain attributes.
+    static func decodeV4(_ text: String, plain: [String: String])
+        -> (itemClass: ItemClass, values: [AttributeName: AttributeValue], hasData: Bool, sequence: UInt64)?
+    {
+        guard text.hasPrefix(v4Prefix), let bytes = Mapping.unbase64(text.dropFirst(v4Prefix.count)) else { return nil }
+        var at = 0
+        func take(_ n: Int) -> ArraySlice<UInt8>? {
+            guard n >= 0, bytes.count - at >= n else { return nil }
+            defer { at += n }
+            return bytes[at..<at + n]
         }
+        guard let header = take(1)?.first, Int(header >> 1 & 0x07) < classes.count,
+              let sequence = varint(bytes, &at) else { return nil }
+        let itemClass = classes[Int(header >> 1 & 0x07)]
+        var values: [AttributeName: AttributeValue] = [:]
+        for (bit, name, value) in implied where header & bit != 0 { values[name] = value }
+        var last = -1
+        var lastCode = ""
+        while at < bytes.count {
+            guard let number = take(1)?.first, Int(number) >= last else { return nil }
+            let code: String
+            if number == escape {
+                guard let length = take(1)?.first, let codeBytes = take(Int(length)),
+                      let c = String(validating: codeBytes, as: UTF8.self), c > lastCode, numberOfCode[c] == nil else { return nil }
+                (code, lastCode) = (c, c)
+            } else {
+                guard Int(number) > last, Int(number) < codes.count else { return nil }
+                code = codes[Int(number)]
+            }
+            guard let name = AttributeName(codeOrName: code), name.code == code, values[name] == nil,
+                  let tag = take(1)?.first else { return nil }
+            last = Int(number)
+            let value: AttributeValue
+            switch tag {
+            case UInt8(ascii: "s"), UInt8(ascii: "d"):
+                guard let size = varint(bytes, &at), size <= UInt64(bytes.count), let body = take(Int(size)) else { return nil }
+                if tag == UInt8(ascii: "d") {
+                    value = .data(Data(body))
+                } else {
+                    guard let s = String(validating: body, as: UTF8.self) else { return nil }
+                    value = .string(s)
+                }
+            case UInt8(ascii: "n"):
+                guard let z = varint(bytes, &at) else { return nil }
+                value = .number(Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1))
+            case UInt8(ascii: "0"), UInt8(ascii: "1"):
+                value = .bool(tag == UInt8(ascii: "1"))
+            case UInt8(ascii: "t"):
+                guard let body = take(8) else { return nil }
+                value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: body.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })))
+            default:
+                return nil
+            }
+            values[name] = value
+        }
+        if header & sameDates != 0 {
+            guard let created = values[.creationDate], case .date = created, values[.modificationDate] == nil else { return nil }
+            values[.modificationDate] = created
+        }
+        for (name, key) in Mapping.plainKeys where values[name] == nil {
+            if let s = plain[key] { values[name] = .string(s) }
+        }
+        return (itemClass, values, header & 1 == 1, sequence)
+    }
+
+    /// A LEB128 varint at `at` (shortest form, at most 64 bits); nil otherwise.
+    static func varint(_ bytes: [UInt8], _ at: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        for i in 0..<10 {
+            guard at < bytes.count else { return nil }
+            let byte = bytes[at]
+            at += 1
+            let bits = UInt64(byte & 0x7F)
+            guard i < 9 || bits <= 1 else { return nil }   // beyond 64 bits
+            value |= bits << UInt64(7 * i)
+            if byte & 0x80 == 0 {
+                guard i == 0 || byte != 0 else { return nil }   // not the shortest form
+                return value
+            }
+        }
+        return nil
     }
 
     /// The class (v3; nil for v2), the attributes, whether the record has a secret, and its sequence; nil for

@@ -2,8 +2,8 @@ public import SecureStore
 
 /// A store whose items live in a Secret Service collection (gnome-keyring, KeePassXC, …) over D-Bus.
 ///
-/// Every item carries the schema `org.securestore.Item` and this store's namespace; no operation ever
-/// reads, changes or deletes an item outside them. See `Backends/SecretService/MAPPING.md`.
+/// Every item carries this store's namespace (`securestore.namespace`); no operation ever reads, changes or
+/// deletes an item outside it. See `Backends/SecretService/MAPPING.md`.
 public typealias SecretServiceStore = Keychain<SecretServiceBackend>
 
 extension Keychain where Backend == SecretServiceBackend {

@@ -54,32 +54,45 @@ public struct SecretServiceTransaction: StorageTransaction {
     }
 
     public mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-        // No class in the searches: items of mapping v3 carry it packed (the core checks it).
-        var base = Mapping.scope(namespace: namespace)
+        // No class in the searches: items of mapping v3 and v4 carry it packed (the core checks it).
+        let base = Mapping.scope(namespace: namespace)
         // The plain service/account attributes the query names as non-empty text (an item without the
         // attribute matches only the empty default, so narrowing by them cannot miss an item).
+        // An add's (or a one-item update's) uniqueness search: the new record's own values.
+        let given = filter.uniquenessOf.map { record in { (name: AttributeName) in record.attributes[name] } }
+            ?? { filter.equalities[$0] }
         var plain = base
         for (name, key) in [(AttributeName.service, Mapping.plainService), (AttributeName.account, Mapping.plainAccount)] {
-            if let value = filter.equalities[name], let text = Mapping.exactText(value), !text.isEmpty, Mapping.isSafe(text) {
-                plain[key] = text
-            }
+            if let text = Mapping.plainText(given(name)), !text.isEmpty { plain[key] = text }
         }
+        let narrowed = plain.count > base.count
         var searches: [[String: String]] = []
         if let ref = filter.persistentRef {
-            base[Mapping.refKey] = Mapping.refAttribute(ref)
-            searches = [base]
-        } else if let keys = filter.uniqueKeys, keys.count == 1 || plain.count == base.count {
-            // Each key in both forms: hashed (v3) and raw (items of v1 and v2), all in one batch.
-            for key in Set(keys) {
-                for value in [Mapping.uniqueKeyAttribute(key), Mapping.legacyUniqueKeyAttribute(key)] {
-                    var q = base
-                    q[Mapping.uniqueKeyKey] = value
-                    searches.append(q)
+            searches = Mapping.refSearches(namespace: namespace, ref: ref)
+        } else if let keys = filter.uniqueKeys {
+            // A v4 generic password with a non-empty plain service or account has no key attribute
+            // (`Mapping.needsKeyAttribute`): it is found by those plain attributes, which every item of every
+            // mapping carries, so a search narrowed by them finds every item with these keys. Without them,
+            // such a password can have one of these keys only if the filter does not say its service and
+            // account (the core gives an add's search the new record); then the whole namespace is read.
+            let keyless = filter.itemClass == nil || filter.itemClass == .genericPassword
+            let complete = filter.itemClass == .genericPassword
+                && (filter.uniquenessOf != nil || filter.equalities[.service] != nil && filter.equalities[.account] != nil)
+            if narrowed, keyless || keys.count > 1 {
+                searches = [plain]
+            } else if !keyless || complete {
+                // Each key in both forms: hashed (v3, v4) and raw (items of v1 and v2), all in one batch.
+                for key in Set(keys) {
+                    for value in [Mapping.uniqueKeyAttribute(key), Mapping.legacyUniqueKeyAttribute(key)] {
+                        var q = base
+                        q[Mapping.uniqueKeyKey] = value
+                        searches.append(q)
+                    }
                 }
+            } else {
+                searches = [base]
             }
         } else {
-            // Also for several unique keys (one per access group and sync state) when the query names a
-            // service or account: one search instead of one per key (a superset; the core re-checks).
             searches = [plain]
         }
         let records = try load(try search(searches))
@@ -142,7 +155,7 @@ public struct SecretServiceTransaction: StorageTransaction {
     }
 
     /// Rewrites `old`'s item as `record` (keeping its sequence), sending the label and secret only when they
-    /// change. Upgrades an item of mapping v1 to v2.
+    /// change. Upgrades an item of an earlier mapping to v4.
     private func rewrite(_ old: Known, to record: ItemRecord) throws(SecureStoreError) {
         let label = Mapping.label(of: record)
         try connection.update(path: old.path,
@@ -179,7 +192,7 @@ public struct SecretServiceTransaction: StorageTransaction {
     public mutating func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
         var paths = try search([Mapping.scope(namespace: namespace)])
         if classes != Set(ItemClass.allCases), !paths.isEmpty {
-            // The class is packed in the item (v3): read the attributes to pick the items of these classes.
+            // The class is packed in the item (v3, v4): read the attributes to pick the items of these classes.
             let items = try connection.load(paths, secrets: false)
             paths = zip(paths, items).compactMap { path, item in
                 Mapping.itemClass(from: item.attributes).map(classes.contains) == true ? path : nil
@@ -205,9 +218,8 @@ public struct SecretServiceTransaction: StorageTransaction {
                                                                          sequence: old.sequence),
                                           label: Mapping.label(of: old.record), secret: old.record.data ?? Data())
                 case .removed(let old):
-                    var probe = Mapping.scope(namespace: namespace)
-                    probe[Mapping.refKey] = Mapping.refAttribute(old.record.persistentRef)
-                    if try connection.search([probe], checkingLock: false).isEmpty {
+                    let probes = Mapping.refSearches(namespace: namespace, ref: old.record.persistentRef)
+                    if try connection.search(probes, checkingLock: false).isEmpty {
                         _ = try create(old.record, sequence: old.sequence)
                     }
                 }
