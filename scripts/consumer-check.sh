@@ -58,7 +58,9 @@ print("store: \(try! SecItemSystem.store().storeDescription)")
 print("built in: \(BuiltinBackends.builtIn.joined(separator: ", "))")
 // SQLiteStore directly, as a library user would.
 let dir = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]!
-let store = try! SQLiteStore(path: dir + "/direct.db", key: .raw(Data(repeating: 7, count: 32)))
+// The key type is named through `import SecureStoreSQLite` alone (it re-exports the crypto module's types).
+let key: StoreKey = .raw(Data(repeating: 7, count: 32))
+let store = try! SQLiteStore(path: dir + "/direct.db", key: key)
 try! store.setPassword(Data("x".utf8), service: "direct", account: "bob")
 precondition(try! store.password(service: "direct", account: "bob") == Data("x".utf8))
 precondition(try! store.delete(ItemQuery(.genericPassword, [.service: .string("direct")])) == 1)

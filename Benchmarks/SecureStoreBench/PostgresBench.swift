@@ -318,8 +318,8 @@ enum PostgresConcurrencyBench {
                                               passwordEnv: passwordEnv, poolSize: pool, rememberHost: false)
                 let (a, l) = try measure(threads: t, adds: adds, lookups: lookups) { _ in
                     ({ (name: String) throws in
-                        try store.add(NewItem(.genericPassword, [.service: .string("conc"), .account: .string(name)],
-                                              data: Data(repeating: 7, count: 32)), returning: [])
+                        _ = try store.add(NewItem(.genericPassword, [.service: .string("conc"), .account: .string(name)],
+                                                  data: Data(repeating: 7, count: 32)), returning: [])
                     }, { (name: String) throws in
                         guard try store.items(matching: ItemQuery(.genericPassword, [.service: .string("conc"), .account: .string(name)],
                                                                returning: .data)).first?.data?.count == 32 else {

@@ -2,8 +2,6 @@ public import SecureStore
 import Foundation
 public import SecureStoreCrypto
 
-package import SecureStoreCrypto
-
 /// Records in a PostgreSQL database, end-to-end encrypted with the SQLite backend's record format: the
 /// server stores only class numbers, keyed blind indexes and sealed blobs. Many processes on many machines
 /// can share one store (one `namespace`) as long as they hold the same key. See `Backends/PostgreSQL/MAPPING.md`.
@@ -418,7 +416,7 @@ public final class PostgresBackend: StorageBackend {
                 }
                 try db.execute("COMMIT")
             } catch {
-                if db.isOpen { try? db.execute("ROLLBACK") }
+                if db.isOpen { _ = try? db.execute("ROLLBACK") }
                 throw error
             }
             found = try version()
@@ -457,7 +455,7 @@ public final class PostgresBackend: StorageBackend {
             try db.commit()
             return created
         } catch {
-            if db.isOpen, db.inTransaction { try? db.execute("ROLLBACK") }
+            if db.isOpen, db.inTransaction { _ = try? db.execute("ROLLBACK") }
             throw error
         }
     }

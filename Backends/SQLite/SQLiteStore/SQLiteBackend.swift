@@ -1,7 +1,6 @@
 public import SecureStore
 import Foundation
 public import SecureStoreCrypto
-package import SecureStoreCrypto
 
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
 /// keyed blind indexes. See `Backends/SQLite/FORMAT.md` for the file format.

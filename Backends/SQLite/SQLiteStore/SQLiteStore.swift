@@ -1,6 +1,8 @@
 public import SecureStore
-public import Foundation
-public import SecureStoreCrypto
+import Foundation
+// StoreKey and the other key types are SecureStoreCrypto's, which is no product of its own: re-exported so
+// that `import SecureStoreSQLite` is enough to name them.
+@_exported public import SecureStoreCrypto
 
 /// A store in an encrypted SQLite file.
 public typealias SQLiteStore = Keychain<SQLiteBackend>
