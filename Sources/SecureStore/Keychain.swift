@@ -52,9 +52,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         case .all: nil
         case .count(let n): n
         }
-        let found = try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
-            try matching(prepared, in: &txn, max: max)
-        }
+        let found = Self.matching(prepared, in: try backend.findRecords(prepared.filter), max: max)
         return found.map { Item($0, returning: query.returning) }
     }
 
@@ -63,10 +61,8 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         var one = query
         one.limit = .one
         let prepared = try prepare(one, for: .copy)
-        let found = try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
-            try matching(prepared, in: &txn, max: 1)
-        }
-        return found.first.map { Item($0, returning: query.returning) }
+        let found = try backend.findRecords(prepared.filter)
+        return found.first { Self.matches($0, prepared) }.map { Item($0, returning: query.returning) }
     }
 
     @discardableResult
