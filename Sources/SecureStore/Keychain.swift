@@ -58,9 +58,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
 
     /// ``items(matching:)`` with a limit of one, without the array of results.
     public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
-        var one = query
-        one.limit = .one
-        let prepared = try prepare(one, for: .copy)
+        let prepared = try prepare(query, for: .copyFirst)
         let found = try backend.findRecords(prepared.filter)
         return found.first { Self.matches($0, prepared) }.map { Item($0, returning: query.returning) }
     }
