@@ -43,6 +43,12 @@ public final class InMemoryBackend: StorageBackend {
         }
     }
 
+    /// One find under the lock: a read changes nothing, so there is no undo log to clear (and no generic
+    /// transaction body to call through).
+    public func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        try state.withLock { (state: inout State) throws(SecureStoreError) -> [ItemRecord] in try state.find(filter) }
+    }
+
     /// The backend's tables.
     public struct State: StorageTransaction, Sendable {
         /// Every record in insertion order; `nil` where one was removed (compacted away after a commit once

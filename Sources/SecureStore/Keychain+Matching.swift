@@ -28,8 +28,13 @@ extension Keychain {
     func matching(_ query: PreparedQuery, in txn: inout Backend.Transaction, max: Int?)
         throws(SecureStoreError) -> [ItemRecord]
     {
-        // The backend's array, filtered in place (no second array): the first `max` matches, in order.
-        var found = try txn.find(query.filter)
+        Self.matching(query, in: try txn.find(query.filter), max: max)
+    }
+
+    /// The first `max` of `found` (a backend's answer to `query.filter`) that match, in order.
+    static func matching(_ query: PreparedQuery, in found: [ItemRecord], max: Int?) -> [ItemRecord] {
+        // The backend's array, filtered in place (no second array).
+        var found = found
         found.removeAll { !Self.matches($0, query) }
         if let max, found.count > max { found.removeSubrange(max...) }
         return found

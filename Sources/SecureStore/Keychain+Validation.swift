@@ -116,6 +116,8 @@ extension Keychain {
 
     func prepare(_ query: ItemQuery, for operation: KeychainOperation) throws(SecureStoreError) -> PreparedQuery {
         switch operation {
+        case .copyFirst:
+            break   // the limit is ignored
         case .copy:
             if case .count(let n)? = query.limit, n < 1 {
                 throw .param("limit", "The match limit must be one, all, or a positive number; got \(n).")
@@ -194,7 +196,8 @@ extension Keychain {
     }
 }
 
-enum KeychainOperation { case copy, update, delete }
+/// What a query is prepared for: `copyFirst` is ``Keychain/item(matching:)``, which ignores the limit.
+enum KeychainOperation { case copy, copyFirst, update, delete }
 
 /// A query checked and normalized once by ``Keychain/prepare(_:for:)``. Not nested in the generic
 /// `Keychain`, so building one needs no generic metadata.

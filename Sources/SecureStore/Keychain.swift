@@ -52,21 +52,15 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         case .all: nil
         case .count(let n): n
         }
-        let found = try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
-            try matching(prepared, in: &txn, max: max)
-        }
+        let found = Self.matching(prepared, in: try backend.findRecords(prepared.filter), max: max)
         return found.map { Item($0, returning: query.returning) }
     }
 
     /// ``items(matching:)`` with a limit of one, without the array of results.
     public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
-        var one = query
-        one.limit = .one
-        let prepared = try prepare(one, for: .copy)
-        let found = try backend.read { (txn: inout Backend.Transaction) throws(SecureStoreError) in
-            try matching(prepared, in: &txn, max: 1)
-        }
-        return found.first.map { Item($0, returning: query.returning) }
+        let prepared = try prepare(query, for: .copyFirst)
+        let found = try backend.findRecords(prepared.filter)
+        return found.first { Self.matches($0, prepared) }.map { Item($0, returning: query.returning) }
     }
 
     @discardableResult

@@ -271,6 +271,12 @@ public protocol StorageBackend: Sendable {
 
     /// Whether a transaction may wait for something outside the process, and for how long at most.
     var blocking: Blocking { get }
+
+    /// The records `filter` may match, as ``StorageTransaction/find(_:)`` returns them, read in one reading
+    /// transaction by themselves (what copy queries do). The default is `read { try $0.find(filter) }`; a
+    /// backend whose find is already a consistent snapshot without a transaction around it (one SQLite
+    /// statement in autocommit mode) may skip the transaction's own work.
+    func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]
 }
 
 extension StorageBackend {
@@ -279,6 +285,10 @@ extension StorageBackend {
 }
 
 extension StorageBackend {
+    public func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        try read { (txn: inout Transaction) throws(SecureStoreError) in try txn.find(filter) }
+    }
+
     /// Runs `body` in a reading transaction.
     public func read<T>(_ body: (inout Transaction) throws(SecureStoreError) -> T) throws(SecureStoreError) -> T {
         try withTransaction(writing: false, body)

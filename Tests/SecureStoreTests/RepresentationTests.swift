@@ -146,6 +146,42 @@ struct RepresentationTests {
         }
     }
 
+    @Test("references in tables: equal references hash alike for every seed, distinct ones spread over the buckets")
+    func referenceTableHash() {
+        var rng = SplitMix64(seed: 0xAB)
+        var refs: [PersistentRef] = (0..<2048).map { _ in PersistentRef.random() }
+        // References a caller made: short, long, differing in one bit or only in length (trailing zeros).
+        for count in [0, 1, 7, 8, 9, 15, 16, 17, 40] {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            refs.append(PersistentRef(data: Data(bytes)))
+            refs.append(PersistentRef(data: Data(bytes + [0])))
+            for bit in 0..<min(count * 8, 128) {
+                var flipped = bytes
+                flipped[bit / 8] ^= 1 << (bit % 8)
+                refs.append(PersistentRef(data: Data(flipped)))
+            }
+        }
+        for seed in [0, 1, -1, 0x5EED, Int.random(in: .min ... .max, using: &rng)] {
+            for ref in refs.prefix(300) {
+                let copy = ref.data.withUnsafeBytes { PersistentRef(bytes: $0) }
+                #expect(copy._rawHashValue(seed: seed) == ref._rawHashValue(seed: seed))
+            }
+            // 2,048 random references in 64 buckets: 32 expected per bucket.
+            var buckets = [Int](repeating: 0, count: 64)
+            for ref in refs.prefix(2048) { buckets[ref._rawHashValue(seed: seed) & 63] += 1 }
+            #expect((buckets.max() ?? 0) < 64 && (buckets.min() ?? 0) > 8, "\(buckets)")
+            // References one bit apart (callers' references) do not share buckets more than chance would.
+            var crafted = [Int](repeating: 0, count: 64)
+            for ref in refs.dropFirst(2048) { crafted[ref._rawHashValue(seed: seed) & 63] += 1 }
+            #expect((crafted.max() ?? 0) < (refs.count - 2048) / 64 * 3, "\(crafted)")
+        }
+        // A table keyed by them finds each one, and only its own.
+        var table: [PersistentRef: Int] = [:]
+        for (i, ref) in refs.enumerated() where table[ref] == nil { table[ref] = i }
+        #expect(table.count == Set(refs.map(\.data)).count)
+        for (i, ref) in refs.enumerated() { #expect(table[ref].map { refs[$0] == ref && $0 <= i } == true) }
+    }
+
     @Test("attribute codes: the packed-code switch finds every code of `all`, and nothing else")
     func packedCodes() {
         for name in Self.names {

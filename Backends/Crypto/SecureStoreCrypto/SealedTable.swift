@@ -360,9 +360,22 @@ package struct SealedTable {
     package func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
         let statements = plan(filter)
         guard statements.count == 1 else { return try rows(statements).map(\.record) }
-        // One statement (every find but one of more than 500 keys): its rows are in id order already.
+        return try find(statements[0])
+    }
+
+    /// ``find(_:)`` when its plan is one statement (every find but one of more than 500 keys), else `nil`
+    /// without running any: for a caller that reads outside a transaction, where one statement is its own
+    /// consistent snapshot and several would not be.
+    package func findInOneStatement(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]? {
+        let statements = plan(filter)
+        guard statements.count == 1 else { return nil }
+        return try find(statements[0])
+    }
+
+    /// The rows of one statement, in id order already.
+    private func find(_ statement: (sql: String, parameters: [TableValue])) throws(SecureStoreError) -> [ItemRecord] {
         var found: [ItemRecord] = []
-        try executor.forEachRecordRow(statements[0].sql, statements[0].parameters) { (row) throws(SecureStoreError) in
+        try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
             found.append(try decode(row))
         }
         try noted(found)

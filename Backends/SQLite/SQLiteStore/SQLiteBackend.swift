@@ -151,6 +151,25 @@ public final class SQLiteBackend: StorageBackend {
         }
     }
 
+    /// A copy query's find without `BEGIN` and `COMMIT` when it is one statement on a schema 3 file: SQLite
+    /// runs a statement outside a transaction in one of its own, which ends when the statement is reset, so
+    /// its rows are one consistent snapshot, as in a transaction. The key-epoch check of an empty answer (or
+    /// of a row the key cannot open) is then a second read, which can only see the same epoch or a later one:
+    /// a store re-keyed by someone else still answers `authFailed`. Anything else runs in a transaction.
+    public func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        try state.withLock { (connection) throws(SecureStoreError) -> [ItemRecord] in
+            if connection.version >= SQLiteBackend.schemaVersion, connection.db.autocommit {
+                let table = SealedTable(layout: connection.layout, executor: SQLiteExecutor(db: connection.db),
+                                        sealer: connection.sealer, epoch: connection.epoch, epochChecked: false)
+                if let found = try table.findInOneStatement(filter) { return found }
+            }
+            return try connection.transaction(writing: false) { (layout) throws(SecureStoreError) -> [ItemRecord] in
+                try SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db), sealer: connection.sealer,
+                                epoch: connection.epoch, epochChecked: false).find(filter)
+            }
+        }
+    }
+
     /// Re-encrypts every item under `newKey` (new blind indexes and key check) in one transaction; until it
     /// commits, the old key keeps working.
     public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {

@@ -11,11 +11,14 @@ typealias SQLValue = TableValue
 final class SQLiteConnection {
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
-    /// The statements used last, looked up before `statements`: a lookup runs three (`BEGIN`, the probe,
-    /// `COMMIT`) whose SQL is the same string each time (constants of the layout), and comparing a string with
+    /// The statements used last, looked up before `statements`: a write runs three or more (`BEGIN`, the
+    /// probe, …, `COMMIT`) whose SQL is the same string each time (constants of the layout), and comparing a string with
     /// itself is one check of its storage, where the dictionary SipHashes the whole SQL text.
     private var recent: [(sql: String, stmt: OpaquePointer)] = []
     let path: String
+
+    /// Whether no transaction is open (SQLite's autocommit mode): a statement then runs in one of its own.
+    var autocommit: Bool { sqlite3_get_autocommit(db) != 0 }
 
     /// Opens an existing database file read-write (the caller creates the file with the right mode), or
     /// read-only.
