@@ -471,20 +471,7 @@ enum PackedRecord {
         func integer(_ n: Int) -> UInt64? {
             take(n).map { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         }
-        func varint() -> UInt64? {
-            var value: UInt64 = 0
-            for i in 0..<10 {
-                guard let byte = take(1)?.first else { return nil }
-                let bits = UInt64(byte & 0x7F)
-                guard i < 9 || bits <= 1 else { return nil }   // beyond 64 bits
-                value |= bits << UInt64(7 * i)
-                if byte & 0x80 == 0 {
-                    guard i == 0 || byte != 0 else { return nil }   // not the shortest form
-                    return value
-                }
-            }
-            return nil
-        }
+        func varint() -> UInt64? { Self.varint(bytes, &at) }
         guard let flags = integer(1), flags <= 1 else { return nil }
         var itemClass: ItemClass? = nil
         let sequence: UInt64, count: UInt64
