@@ -40,21 +40,26 @@ enum V2Fixture {
         for (name, value) in record.attributes.sorted(by: { $0.key.code < $1.key.code }) {
             bytes.append(UInt8(name.code.utf8.count))
             bytes += Array(name.code.utf8)
-            var body: [UInt8] = []
-            let tag: Character
-            switch value {
-            case .string(let s): (tag, body) = ("s", Array(s.utf8))
-            case .data(let d): (tag, body) = ("d", Array(d))
-            case .number(let n): tag = "n"; for i in stride(from: 7, through: 0, by: -1) { body.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: n) >> UInt64(8 * i))) }
-            case .bool(let b): (tag, body) = ("b", [b ? 1 : 0])
-            case .date(let d): tag = "t"; for i in stride(from: 7, through: 0, by: -1) { body.append(UInt8(truncatingIfNeeded: d.timeIntervalSinceReferenceDate.bitPattern >> UInt64(8 * i))) }
-            }
+            let (tag, body) = fixtureValue(value)
             bytes.append(tag.asciiValue ?? 0)
             append(UInt64(body.count), 4)
             bytes += body
         }
         out[Mapping.recordKey] = "2:" + Data(bytes).base64EncodedString()
         return out
+    }
+}
+
+/// A value as the v2 and v3 packed records wrote it: its tag and its bytes (numbers and dates as 8 bytes,
+/// big-endian; a date by its bit pattern).
+func fixtureValue(_ value: AttributeValue) -> (tag: Character, body: [UInt8]) {
+    func bigEndian(_ v: UInt64) -> [UInt8] { stride(from: 7, through: 0, by: -1).map { UInt8(truncatingIfNeeded: v >> UInt64(8 * $0)) } }
+    switch value {
+    case .string(let s): return ("s", Array(s.utf8))
+    case .data(let d): return ("d", Array(d))
+    case .number(let n): return ("n", bigEndian(UInt64(bitPattern: n)))
+    case .bool(let b): return ("b", [b ? 1 : 0])
+    case .date(let d): return ("t", bigEndian(d.timeIntervalSinceReferenceDate.bitPattern))
     }
 }
 
@@ -84,15 +89,7 @@ enum V3Fixture {
                 bytes.append(UInt8(ascii: "p"))
                 continue
             }
-            var body: [UInt8] = []
-            let tag: Character
-            switch value {
-            case .string(let s): (tag, body) = ("s", Array(s.utf8))
-            case .data(let d): (tag, body) = ("d", Array(d))
-            case .number(let n): tag = "n"; for i in stride(from: 7, through: 0, by: -1) { body.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: n) >> UInt64(8 * i))) }
-            case .bool(let b): (tag, body) = ("b", [b ? 1 : 0])
-            case .date(let d): tag = "t"; for i in stride(from: 7, through: 0, by: -1) { body.append(UInt8(truncatingIfNeeded: d.timeIntervalSinceReferenceDate.bitPattern >> UInt64(8 * i))) }
-            }
+            let (tag, body) = fixtureValue(value)
             bytes.append(tag.asciiValue ?? 0)
             varint(UInt64(body.count), &bytes)
             bytes += body
