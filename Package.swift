@@ -96,6 +96,8 @@ let package = Package(
         // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
         .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStore", "TestSupport"],
                           path: "Tests/Workers/AsyncProbe"),
+        // Forks from a single-threaded process and prints each process's persistent references (ReferenceSourceTests).
+        .executableTarget(name: "securestore-fork-probe", dependencies: ["SecureStore"], path: "Tests/Workers/ForkProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
         .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"],
                           path: "Tests/Workers/PostgresWorker"),

@@ -94,8 +94,13 @@ public func generic(_ service: String, _ account: String, _ extra: [AttributeNam
 /// Whether this process (and so the tools built with it) runs under AddressSanitizer or ThreadSanitizer
 /// (`scripts/sanitize.sh`). The few tests whose property the sanitizer's runtime itself gets in the way of skip
 /// with the reason printed; the plain run checks them.
-public let underSanitizer: Bool = {
+public let underSanitizer: Bool = underThreadSanitizer || processDefines("__asan_init")
+
+/// Whether this process runs under ThreadSanitizer (a subset of ``underSanitizer``).
+public let underThreadSanitizer: Bool = processDefines("__tsan_init")
+
+private func processDefines(_ symbol: String) -> Bool {
     let me = dlopen(nil, RTLD_NOW)
     defer { if let me { dlclose(me) } }
-    return dlsym(me, "__asan_init") != nil || dlsym(me, "__tsan_init") != nil
-}()
+    return dlsym(me, symbol) != nil
+}
