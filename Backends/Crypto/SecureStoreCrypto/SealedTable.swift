@@ -287,12 +287,13 @@ package struct SealedTable {
     /// finds nothing, or a row the key cannot open, checks it: after a rekey by someone else the answer is
     /// `authFailed`, not "not found" or "damaged".
     package let epochChecked: Bool
-    /// The secrets of the records this transaction found, by reference, when the table keeps them (a writing
-    /// SQLite transaction): a replace whose secret is the one found leaves the sealed secret as it is, so an
-    /// attribute-only update re-seals and writes only the record.
-    private let foundSecrets: FoundSecrets?
+    /// The records this transaction found or wrote, by reference, when the table keeps them (a writing SQLite
+    /// transaction): a replace whose secret is the one found leaves the sealed secret as it is (an
+    /// attribute-only update re-seals and writes only the record), and a replace compares its blind-index
+    /// inputs with the found record's instead of reading the row's index columns again.
+    private let found: FoundRecords?
 
-    /// - Parameter keepingUnchangedSecrets: remember the secrets `find` returns, and leave a secret that a
+    /// - Parameter keepingUnchangedSecrets: remember the records `find` returns, and leave a secret that a
     ///   `replace` does not change as it is stored (only for a layout that names changed columns only).
     package init(layout: SealedTableLayout, executor: any SealedTableExecutor, sealer: RecordSealer, epoch: [UInt8],
                  epochChecked: Bool, keepingUnchangedSecrets: Bool = false) {
@@ -301,22 +302,31 @@ package struct SealedTable {
         self.sealer = sealer
         self.epoch = epoch
         self.epochChecked = epochChecked
-        foundSecrets = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundSecrets() : nil
+        found = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundRecords() : nil
     }
 
     /// What the table holds now for the references this transaction found or wrote (kept current by every
-    /// write, so a second replace of one item in a transaction compares with the first one's secret).
-    private final class FoundSecrets {
-        var byRef: [PersistentRef: Data?] = [:]
+    /// write, so a second replace of one item in a transaction compares with what the first one wrote).
+    private final class FoundRecords {
+        var byRef: [PersistentRef: ItemRecord] = [:]
 
-        /// Whether `data` is the secret found for `ref` (compared in constant time for equal lengths).
-        func unchanged(_ ref: PersistentRef, _ data: Data?) -> Bool {
-            guard let found = byRef[ref] else { return false }
-            switch (found, data) {
+        /// Whether `data` is the secret `old` holds (compared in constant time for equal lengths).
+        static func sameSecret(_ old: ItemRecord, _ data: Data?) -> Bool {
+            switch (old.data, data) {
             case (nil, nil): return true
             case (let a?, let b?): return a.count == b.count && Sodium.equal(a, b)
             default: return false
             }
+        }
+
+        /// Whether `new`'s row has the blind indexes `old`'s has: the inputs of each index are equal (class,
+        /// unique key, service, account; an index is a keyed hash of its input, so equal inputs give equal
+        /// indexes). A difference the indexes would not show (`nil` against a default value) only makes the
+        /// update write those columns too.
+        static func sameIndexes(_ old: ItemRecord, _ new: ItemRecord) -> Bool {
+            old.itemClass == new.itemClass && old.uniqueKey == new.uniqueKey
+                && old.attributes[.service] == new.attributes[.service]
+                && old.attributes[.account] == new.attributes[.account]
         }
     }
 
@@ -385,8 +395,8 @@ package struct SealedTable {
     /// After a find: the key epoch check of an empty answer (unless done), and the secrets to remember.
     private func noted(_ found: [ItemRecord]) throws(SecureStoreError) {
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
-        if let foundSecrets {
-            for record in found { foundSecrets.byRef.updateValue(record.data, forKey: record.persistentRef) }
+        if let known = self.found {
+            for record in found { known.byRef[record.persistentRef] = record }
         }
     }
 
@@ -427,20 +437,26 @@ package struct SealedTable {
         let row = sealer.seal(record)
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row)]))
-        foundSecrets?.byRef.updateValue(record.data, forKey: record.persistentRef)
+        found?.byRef[record.persistentRef] = record
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays).
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        let keepSecret = foundSecrets?.unchanged(record.persistentRef, record.data) ?? false
+        let old = found?.byRef[record.persistentRef]
+        let keepSecret = old.map { FoundRecords.sameSecret($0, record.data) } ?? false
         let row = sealer.seal(record, sealingSecret: !keepSecret)
         let changed: Int
         if layout.updatesOnlyChangedIndexes {
-            let current = try executor.rows(layout.selectIndexes, layout.bind([.blob(row.ref)]))
-            guard current.count == 1, current[0].count == 4 else { throw Self.vanished }
-            let old = current[0]
-            let sameIndexes = old[0] == .integer(row.cls) && old[1] == .blob(row.ukey) && old[2] == .blob(row.svc)
-                && old[3] == .blob(row.acct)
+            let sameIndexes: Bool
+            if let old {
+                sameIndexes = FoundRecords.sameIndexes(old, record)
+            } else {   // not found in this transaction: the row's index columns say
+                let current = try executor.rows(layout.selectIndexes, layout.bind([.blob(row.ref)]))
+                guard current.count == 1, current[0].count == 4 else { throw Self.vanished }
+                let stored = current[0]
+                sameIndexes = stored[0] == .integer(row.cls) && stored[1] == .blob(row.ukey)
+                    && stored[2] == .blob(row.svc) && stored[3] == .blob(row.acct)
+            }
             switch (sameIndexes, keepSecret) {
             case (true, true):
                 changed = try executor.run(layout.updateRecordOnly, layout.bind([.blob(row.blob), .blob(row.ref)]))
@@ -460,7 +476,7 @@ package struct SealedTable {
                 .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
-        foundSecrets?.byRef.updateValue(record.data, forKey: record.persistentRef)
+        found?.byRef[record.persistentRef] = record
     }
 
     private static func secret(_ row: SealedRecord) -> TableValue {
@@ -474,12 +490,12 @@ package struct SealedTable {
     package func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
         for ref in refs {
             try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))]))
-            foundSecrets?.byRef.removeValue(forKey: ref)
+            found?.byRef.removeValue(forKey: ref)
         }
     }
 
     package func removeAll(of classes: Set<ItemClass>) throws(SecureStoreError) -> Int {
-        foundSecrets?.byRef.removeAll()
+        found?.byRef.removeAll()
         // Every class: one statement without a class condition (SQLite truncates the table and its indexes).
         if classes == Set(ItemClass.allCases) { return try executor.run(layout.deleteEverything, layout.bind([])) }
         var removed = 0
