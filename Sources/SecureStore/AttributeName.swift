@@ -46,6 +46,11 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         bit = AttributeSet.bit(ofCode: Self.text(code))
     }
 
+    /// Lends the code's UTF-8 bytes in place (static text: no string is made).
+    package func withCodeUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        codeText.withUTF8Buffer(body)
+    }
+
     private static func text(_ s: StaticString) -> String {
         s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }

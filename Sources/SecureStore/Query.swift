@@ -43,7 +43,17 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
     public var data: Data {
         if let long { return long }
         var words = (word0, word1)
-        return withUnsafeBytes(of: &words) { Data($0.prefix(count)) }
+        return Swift.withUnsafeBytes(of: &words) { Data($0.prefix(count)) }
+    }
+
+    /// The number of bytes (16 for the references a store makes).
+    package var byteCount: Int { count }
+
+    /// Lends the reference's bytes (in place for one of up to 16 bytes: no `Data` is made).
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let long { return try long.withUnsafeBytes(body) }
+        var words = (word0, word1)
+        return try Swift.withUnsafeBytes(of: &words) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 
     public init(data: Data) {

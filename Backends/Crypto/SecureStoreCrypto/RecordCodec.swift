@@ -38,8 +38,8 @@ package enum RecordCodec {
     package struct Fields {
         let record: ItemRecord
         let withSecret: Bool
-        /// The reference's bytes (read once: `PersistentRef.data` builds them).
-        package let ref: Data
+        /// The record's attributes (fetched once: each read of `record.attributes` retains the dictionary).
+        private let dictionary: [AttributeName: AttributeValue]
         /// The attributes, in byte order of their codes (what `decode` requires): each code packed big-endian
         /// into an integer, zero-padded (no code holds a 0 byte, so integer order is byte order), with its
         /// length and its entry in the record's dictionary (no hashing, no copy of a value or a code string).
@@ -50,20 +50,22 @@ package enum RecordCodec {
         package init(_ record: ItemRecord, withSecret: Bool = false) {
             self.record = record
             self.withSecret = withSecret
-            ref = record.persistentRef.data
+            let dictionary = record.attributes
+            self.dictionary = dictionary
             var attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)] = []
-            attributes.reserveCapacity(record.attributes.count)
-            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + ref.count + 1 + 4
+            attributes.reserveCapacity(dictionary.count)
+            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + record.persistentRef.byteCount + 1 + 4
             if withSecret, let data = record.data { n += 4 + data.count }
             var long = false
-            var at = record.attributes.startIndex
-            while at != record.attributes.endIndex {
-                let (name, value) = record.attributes[at]
-                let code = name.code
+            var at = dictionary.startIndex
+            while at != dictionary.endIndex {
+                let (name, value) = dictionary[at]
                 var packed: UInt64 = 0, length = 0
-                for byte in code.utf8 {
-                    if length < 8 { packed |= UInt64(byte) << (56 - 8 * UInt64(length)) }
-                    length += 1
+                name.withCodeUTF8 { code in
+                    for byte in code {
+                        if length < 8 { packed |= UInt64(byte) << (56 - 8 * UInt64(length)) }
+                        length += 1
+                    }
                 }
                 long = long || length > 8
                 attributes.append((packed, length, at))
@@ -74,11 +76,11 @@ package enum RecordCodec {
                 case .number, .date: n += 8
                 case .bool: n += 1
                 }
-                record.attributes.formIndex(after: &at)
+                dictionary.formIndex(after: &at)
             }
             if long {   // no such code today: the codes themselves compared
-                attributes.sort { [attributes = record.attributes] in
-                    attributes[$0.at].key.code.utf8.lexicographicallyPrecedes(attributes[$1.at].key.code.utf8)
+                attributes.sort {
+                    dictionary[$0.at].key.code.utf8.lexicographicallyPrecedes(dictionary[$1.at].key.code.utf8)
                 }
             } else {
                 attributes.sort { $0.packed < $1.packed }
@@ -92,7 +94,7 @@ package enum RecordCodec {
             var w = Writer(out: out)
             w.byte(version)
             w.text(record.itemClass.rawValue)
-            w.data(ref)
+            record.persistentRef.withUnsafeBytes { w.bytes($0) }
             if let data = record.data {
                 w.byte(1)
                 if withSecret { w.data(data) }
@@ -101,7 +103,7 @@ package enum RecordCodec {
             }
             w.u32(UInt32(attributes.count))
             for (packed, length, at) in attributes {
-                let (name, value) = record.attributes[at]
+                let (name, value) = dictionary[at]
                 if length <= 8 {
                     w.u32(UInt32(length))
                     for i in 0..<length { w.byte(UInt8(truncatingIfNeeded: packed >> (56 - 8 * UInt64(i)))) }

@@ -169,7 +169,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     package func refIndex(_ ref: PersistentRef) -> [UInt8] {
-        ref.data.withUnsafeBytes { index.index(domain: 1, $0) }
+        ref.withUnsafeBytes { index.index(domain: 1, $0) }
     }
 
     package func uniqueKeyIndex(_ key: UniqueKey) -> [UInt8] {
@@ -224,7 +224,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     package func seal(_ record: ItemRecord, sealingSecret: Bool) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
         let fields = RecordCodec.Fields(record)
-        let ref = fields.ref.withUnsafeBytes { index.index(domain: 1, $0) }
+        let ref = record.persistentRef.withUnsafeBytes { index.index(domain: 1, $0) }
         let ukey = uniqueKeyIndex(record.uniqueKey)
         let blob = ref.withUnsafeBytes { refBytes in
             ukey.withUnsafeBytes { ukeyBytes in
