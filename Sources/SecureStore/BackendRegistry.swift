@@ -32,6 +32,10 @@ public struct BackendSettings: Sendable {
     /// Asks a person for a passphrase the settings name but the environment lacks; nil when there is nobody to
     /// ask (a script), and a missing passphrase is then an error. The CLI sets it when stdin is a terminal.
     public var askPassphrase: PassphrasePrompt?
+    /// Whether opening may create a store that does not exist yet (the default). False for work that only
+    /// reads or changes existing items (the CLI's `get`, `find`, `update`, `delete`, `clear`, `export`): a backend
+    /// whose store is missing then throws `itemNotFound` and creates nothing (no file, no key).
+    public var createsStore = true
 
     public init(values: [String: ConfigValue] = [:], source: String = "defaults",
                 environment: [String: String] = ProcessInfo.processInfo.environment) {

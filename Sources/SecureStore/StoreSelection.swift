@@ -95,15 +95,23 @@ public struct StoreSelection: Sendable {
     }
 
     /// Opens the selected store. Never falls back to another backend.
-    /// - Parameter askingPassphrase: asks a person for a passphrase the config names but the environment lacks.
-    /// - Throws: the backend's error, prefixed with which backend and why it was selected.
-    public func open(askingPassphrase: PassphrasePrompt? = nil) throws(SecureStoreError) -> any SecureStore {
+    /// - Parameters:
+    ///   - askingPassphrase: asks a person for a passphrase the config names but the environment lacks.
+    ///   - creatingStore: false to open only a store that exists (``BackendSettings/createsStore``).
+    /// - Throws: the backend's error, prefixed with which backend and why it was selected; `itemNotFound`
+    ///   as the backend said it when `creatingStore` is false and there is no store yet.
+    public func open(askingPassphrase: PassphrasePrompt? = nil, creatingStore: Bool = true) throws(SecureStoreError)
+        -> any SecureStore
+    {
         guard let factory = BackendRegistry.factory(named: backend) else {
             throw .param("backend", "Unknown backend \"\(backend)\".")
         }
         do throws(SecureStoreError) {
-            return try factory.make(settings(for: factory, askingPassphrase: askingPassphrase))
+            var settings = settings(for: factory, askingPassphrase: askingPassphrase)
+            settings.createsStore = creatingStore
+            return try factory.make(settings)
         } catch {
+            if error.code == .itemNotFound, !creatingStore { throw error }
             var e = error
             e.message = "backend \"\(backend)\" (\(reason)) cannot be used: \(error.message)"
             throw e

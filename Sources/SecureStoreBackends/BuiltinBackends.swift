@@ -80,7 +80,21 @@ public enum BuiltinBackends {
         BackendRegistry.register(sqlite.factory(guarantees: SQLiteBackend.guarantees, availability: { s in
             Result { () throws(SecureStoreError) in _ = try storeKey(s, cached: true) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
-            try SQLiteStore(path: try s.string("path"), key: try storeKey(s, cached: true),
+            let key = try storeKey(s, cached: true)
+            if !s.createsStore {
+                let path = try s.string("path") ?? SQLiteBackend.defaultPaths().database
+                var entry = stat()
+                if lstat(path, &entry) != 0, errno == ENOENT {
+                    // What the settings would refuse comes first; then: no store, and nothing is made.
+                    try key.checkWithoutCreating()
+                    if let variable = try s.string("passphraseEnv"), (s.environment[variable] ?? "").isEmpty,
+                       s.askPassphrase == nil {
+                        throw passphraseUnavailable(s.source, variable)
+                    }
+                    throw SecureStoreError(.itemNotFound, "There is no store at \(path) yet: nothing has been stored in it.")
+                }
+            }
+            return try SQLiteStore(path: try s.string("path"), key: key,
                             configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
         })
         #else
@@ -135,7 +149,8 @@ public enum BuiltinBackends {
                                  configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]),
                                  connectTimeout: try seconds("connectTimeout", 5),
                                  statementTimeout: try seconds("statementTimeout", 10),
-                                 lockTimeout: try seconds("lockTimeout", 5), poolSize: Int(poolSize))
+                                 lockTimeout: try seconds("lockTimeout", 5), poolSize: Int(poolSize),
+                                 creatingStore: s.createsStore)
     }
 
     /// The number at `key`, or nil when absent.
@@ -196,11 +211,7 @@ public enum BuiltinBackends {
                     "\(source): passphraseEnv names \(variable), but that environment variable is not set; export it.")
             }
             return .unlocked(orPassphrase: { (newStore: Bool) throws(SecureStoreError) -> Data in
-                guard let ask else {
-                    throw SecureStoreError(.interactionNotAllowed, "\(source): passphraseEnv names \(variable), but that "
-                        + "environment variable is not set and the store is not unlocked; export it, run "
-                        + "`securestore unlock` on a terminal, or run on a terminal to be asked.")
-                }
+                guard let ask else { throw passphraseUnavailable(source, variable) }
                 let passphrase = try ask(newStore ? "New store passphrase: " : "Store passphrase: ", newStore)
                 guard !passphrase.isEmpty else { throw .param(variable, "The passphrase is empty.") }
                 return passphrase
@@ -208,6 +219,13 @@ public enum BuiltinBackends {
         }
         if let file = try s.string("keyFile") { return .keyFile(file) }
         return .defaultKeyFile
+    }
+
+    /// A passphrase store's passphrase: not in the environment, not unlocked, and nobody to ask.
+    static func passphraseUnavailable(_ source: String, _ variable: String) -> SecureStoreError {
+        SecureStoreError(.interactionNotAllowed, "\(source): passphraseEnv names \(variable), but that "
+            + "environment variable is not set and the store is not unlocked; export it, run "
+            + "`securestore unlock` on a terminal, or run on a terminal to be asked.")
     }
 
     #endif
@@ -226,8 +244,12 @@ public enum BuiltinBackends {
     }
 
     /// Resolves the selection (explicit > environment > config file > default) and opens it.
-    public static func open(backend: String? = nil, configFile: String? = nil) throws(SecureStoreError) -> any SecureStore {
+    /// - Parameter creatingStore: false to open only a store that exists (`itemNotFound` when there is none,
+    ///   and nothing is created: ``BackendSettings/createsStore``).
+    public static func open(backend: String? = nil, configFile: String? = nil, creatingStore: Bool = true)
+        throws(SecureStoreError) -> any SecureStore
+    {
         register()
-        return try StoreSelection.resolve(backend: backend, configFile: configFile).open()
+        return try StoreSelection.resolve(backend: backend, configFile: configFile).open(creatingStore: creatingStore)
     }
 }

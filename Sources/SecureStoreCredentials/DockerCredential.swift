@@ -24,9 +24,10 @@ public enum DockerCredentialHelper {
     public static let usage = "Usage: docker-credential-securestore <store|get|erase|list|version>"
 
     public static func run(arguments: [String], input: Data, open: StoreOpener) -> HelperOutcome {
-        let opener: () throws(SecureStoreError) -> any SecureStore = { () throws(SecureStoreError) in try open(StoreChoice()) }
         do throws(CredentialHelperError) {
             guard arguments.count == 1, let action = arguments.first else { throw CredentialHelperError(usage) }
+            let choice = StoreChoice(creatingStore: action == "store")
+            let opener: () throws(SecureStoreError) -> any SecureStore = { () throws(SecureStoreError) in try open(choice) }
             switch action {
             case "store": try store(input, opener)
             case "get": return HelperOutcome(output: try get(input, opener))
@@ -103,7 +104,7 @@ public enum DockerCredentialHelper {
 
     static func get(_ input: Data, _ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) -> Data {
         let (serverURL, url) = try serverURL(input)
-        let store = try storeCall(open)
+        guard let store = try existingStore(open) else { throw CredentialHelperError(notFoundMessage) }
         let found = try storeCall { () throws(SecureStoreError) in
             try store.item(matching: ItemQuery(.internetPassword, query(url), returning: [.attributes, .data]))
         }
@@ -118,7 +119,7 @@ public enum DockerCredentialHelper {
 
     static func erase(_ input: Data, _ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) {
         let (_, url) = try serverURL(input)
-        let store = try storeCall(open)
+        guard let store = try existingStore(open) else { throw CredentialHelperError(notFoundMessage) }
         let deleted = Result { () throws(SecureStoreError) in try store.delete(ItemQuery(.internetPassword, query(url))) }
         switch deleted {
         case .success: return
@@ -130,7 +131,7 @@ public enum DockerCredentialHelper {
     /// Every docker item: its URL as docker stored it (rebuilt from the attributes if the comment is gone)
     /// and its user name.
     static func list(_ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) -> Data {
-        let store = try storeCall(open)
+        guard let store = try existingStore(open) else { return Data("{}\n".utf8) }   // no store yet: no items
         let marked: [AttributeName: AttributeValue] = [.label: .string(label), .description: .string(marker)]
         let items = try storeCall { () throws(SecureStoreError) in
             try store.items(matching: ItemQuery(.internetPassword, marked, returning: .attributes))

@@ -241,7 +241,9 @@ public enum GitCredentialHelper {
             guard ["get", "store", "erase"].contains(action) else { return HelperOutcome() }
             let credential = try GitCredential.parse(input)
             guard let key = try GitCredentialKey(credential) else { return HelperOutcome() }
-            let opener: () throws(SecureStoreError) -> any SecureStore = { () throws(SecureStoreError) in try open(selection) }
+            var choice = selection
+            choice.creatingStore = action == "store"
+            let opener: () throws(SecureStoreError) -> any SecureStore = { () throws(SecureStoreError) in try open(choice) }
             switch action {
             case "get": return HelperOutcome(output: try get(credential, key, opener))
             case "store": try store(credential, key, opener)
@@ -275,7 +277,7 @@ public enum GitCredentialHelper {
     static func get(_ credential: GitCredential, _ key: GitCredentialKey, _ open: () throws(SecureStoreError) -> any SecureStore)
         throws(CredentialHelperError) -> Data
     {
-        let store = try storeCall(open)
+        guard let store = try existingStore(open) else { return Data() }   // no store yet: nothing stored
         let query = ItemQuery(.internetPassword, key.queryAttributes, returning: [.data, .attributes])
         guard let item = try storeCall({ () throws(SecureStoreError) in try store.item(matching: query) }) else {
             return Data()
@@ -328,7 +330,7 @@ public enum GitCredentialHelper {
     /// that password — git's `credential-store` and osxkeychain rule, so a reject cannot erase a credential
     /// that another process has just replaced.
     static func erase(_ credential: GitCredential, _ key: GitCredentialKey, _ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) {
-        let store = try storeCall(open)
+        guard let store = try existingStore(open) else { return }   // no store yet: nothing to erase
         let query = ItemQuery(.internetPassword, key.queryAttributes, limit: .all,
                               returning: credential.password == nil ? [.persistentRef] : [.persistentRef, .data])
         let items = try storeCall { () throws(SecureStoreError) in try store.items(matching: query) }

@@ -25,10 +25,15 @@ public struct HelperOutcome: Sendable, Equatable {
 public struct StoreChoice: Sendable, Equatable {
     public var configFile: String?
     public var backend: String?
+    /// Whether the action may create a store that does not exist yet: only `store` does. A `get`, `erase` or
+    /// `list` against no store answers "nothing stored" and creates no file or key
+    /// (``SecureStore/BackendSettings/createsStore``).
+    public var creatingStore: Bool
 
-    public init(configFile: String? = nil, backend: String? = nil) {
+    public init(configFile: String? = nil, backend: String? = nil, creatingStore: Bool = true) {
         self.configFile = configFile
         self.backend = backend
+        self.creatingStore = creatingStore
     }
 }
 
@@ -53,6 +58,15 @@ public struct CredentialHelperError: Error, Sendable, Equatable, CustomStringCon
 @discardableResult
 func storeCall<T>(_ body: () throws(SecureStoreError) -> T) throws(CredentialHelperError) -> T {
     do throws(SecureStoreError) { return try body() } catch { throw CredentialHelperError(error) }
+}
+
+/// The store an action that only reads or removes opens, or nil when there is none yet (`itemNotFound` from
+/// an opener whose choice does not create one).
+func existingStore(_ open: () throws(SecureStoreError) -> any SecureStore) throws(CredentialHelperError) -> (any SecureStore)? {
+    do throws(SecureStoreError) { return try open() } catch {
+        if error.code == .itemNotFound { return nil }
+        throw CredentialHelperError(error)
+    }
 }
 
 /// Process-level I/O of the helper executables: bounded reads of standard input, core dumps off.

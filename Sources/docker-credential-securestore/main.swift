@@ -18,7 +18,7 @@ if arguments.count == 1, let action = arguments.first, ["store", "get", "erase"]
     }
 }
 let outcome = DockerCredentialHelper.run(arguments: arguments, input: input) { (choice: StoreChoice) throws(SecureStoreError) in
-    try BuiltinBackends.open(backend: choice.backend, configFile: choice.configFile)
+    try BuiltinBackends.open(backend: choice.backend, configFile: choice.configFile, creatingStore: choice.creatingStore)
 }
 input.resetBytes(in: 0..<input.count)
 HelperProcess.write(outcome.output, to: 1)

@@ -20,7 +20,7 @@ if let action = arguments.last, ["get", "store", "erase"].contains(action) {
     }
 }
 let outcome = GitCredentialHelper.run(arguments: arguments, input: input) { (choice: StoreChoice) throws(SecureStoreError) in
-    try BuiltinBackends.open(backend: choice.backend, configFile: choice.configFile)
+    try BuiltinBackends.open(backend: choice.backend, configFile: choice.configFile, creatingStore: choice.creatingStore)
 }
 input.resetBytes(in: 0..<input.count)
 HelperProcess.write(outcome.output, to: 1)

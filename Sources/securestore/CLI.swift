@@ -54,10 +54,12 @@ struct Context {
         }
     }
 
-    func open() throws(CLIError) -> any SecureStore {
+    /// Opens the selected store. `creating`: whether this command may create a store that does not exist
+    /// yet (only the commands that add items do); the others fail with `itemNotFound` and create nothing.
+    func open(creating: Bool) throws(CLIError) -> any SecureStore {
         let selection = try selection()
         return try Commands.store { () throws(SecureStoreError) in
-            try selection.open(askingPassphrase: TerminalPrompt.passphrasePrompt)
+            try selection.open(askingPassphrase: TerminalPrompt.passphrasePrompt, creatingStore: creating)
         }
     }
 }

@@ -49,7 +49,7 @@ enum Commands {
         // Piped input is read first (a store that cannot open does not leave a writer blocked); a person is
         // asked only once the store is open.
         let piped = TerminalPrompt.isInteractive ? nil : try StandardStreams.input()
-        let s = try context.open()
+        let s = try context.open(creating: true)
         let secret: Data
         if let piped { secret = piped } else { secret = try secretInput(items, confirm: true) }
         let item = NewItem(items.itemClass, items.attributes, data: secret)
@@ -65,7 +65,7 @@ enum Commands {
     }
 
     static func get(_ items: ItemSelection, _ context: Context) throws(CLIError) {
-        let s = try context.open()
+        let s = try context.open(creating: false)
         var query = items.query
         query.returning = .data
         query.limit = .all
@@ -81,7 +81,7 @@ enum Commands {
     }
 
     static func find(_ items: ItemSelection, json: Bool, _ context: Context) throws(CLIError) {
-        let s = try context.open()
+        let s = try context.open(creating: false)
         // Without --class, every class that defines the given attributes is searched.
         let classes = items.classGiven ? [items.itemClass]
             : ItemClass.allCases.filter { c in items.attributes.keys.allSatisfy { c.attributes.contains($0) } }
@@ -108,7 +108,7 @@ enum Commands {
         var changes = ItemChanges()
         changes.attributes = attributes
         let piped = dataFromStandardInput && !TerminalPrompt.isInteractive ? try StandardStreams.input() : nil
-        let s = try context.open()
+        let s = try context.open(creating: false)
         if let piped {
             changes.data = piped
         } else if dataFromStandardInput {
@@ -119,14 +119,20 @@ enum Commands {
     }
 
     static func delete(_ items: ItemSelection, _ context: Context) throws(CLIError) {
-        let s = try context.open()
+        let s = try context.open(creating: false)
         let n = try store { () throws(SecureStoreError) in try s.delete(items.query) }
         StandardStreams.report("deleted \(n) item(s)")
     }
 
     static func clear(_ classes: Set<ItemClass>, _ context: Context) throws(CLIError) {
-        let s = try context.open()
-        let n = try store { () throws(SecureStoreError) in try s.clear(classes) }
+        // No store yet: nothing to clear (and none is created for it).
+        let n: Int
+        do throws(CLIError) {
+            let s = try context.open(creating: false)
+            n = try store { () throws(SecureStoreError) in try s.clear(classes) }
+        } catch .store(let e) where e.code == .itemNotFound {
+            n = 0
+        }
         StandardStreams.report("cleared \(n) item(s)")
     }
 

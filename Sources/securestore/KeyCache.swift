@@ -8,7 +8,7 @@ import SecureStoreSQLite
 enum KeyCacheCommands {
     static func unlock(seconds: Int, _ context: Context) throws(CLIError) {
         _ = try sqlitePath(context, command: "unlock")
-        guard let store = try context.open() as? SQLiteStore else {
+        guard let store = try context.open(creating: false) as? SQLiteStore else {
             throw .usage("unlock works on the sqlite backend only.")
         }
         try Commands.store { () throws(SecureStoreError) in try store.unlock(for: .seconds(seconds)) }

@@ -35,7 +35,7 @@ enum Transfer {
         guard !FileManager.default.fileExists(atPath: output) else {
             throw .usage("\(output) exists; choose a new file (an export never overwrites).")
         }
-        let source = try transferable(try context.open())
+        let source = try transferable(try context.open(creating: false))
         let all = try records(source)
         let secret = try passphrase(confirm: true)
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
@@ -50,7 +50,7 @@ enum Transfer {
     static func importFile(_ input: String, _ context: Context) throws(CLIError) {
         guard FileManager.default.fileExists(atPath: input) else { throw .usage("\(input) does not exist.") }
         let secret = try passphrase(confirm: false)
-        let target = try transferable(try context.open())
+        let target = try transferable(try context.open(creating: true))
         progress("importing into \(target.storeDescription): \(target.guarantees.transferPromise)")
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
             let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
@@ -62,7 +62,7 @@ enum Transfer {
     /// Copies every record into the store another config selects, in one transaction (atomic where the target's
     /// guarantees say so, undone best effort elsewhere; the progress line says which), then verifies each copy.
     static func migrate(to config: String, _ context: Context) throws(CLIError) {
-        let source = try transferable(try context.open())
+        let source = try transferable(try context.open(creating: false))
         let target = try transferable(try Commands.store { () throws(SecureStoreError) in
             try StoreSelection.resolve(configFile: config, environment: ProcessInfo.processInfo.environment
                 .filter { $0.key != "SECURESTORE_BACKEND" }).open()
@@ -99,7 +99,7 @@ enum Transfer {
             }
             key = .passphrase(p)
         }
-        let store = try context.open()
+        let store = try context.open(creating: false)
         if let sqlite = store as? SQLiteStore {
             try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
         } else if try !rekeyPostgres(store, to: key) {

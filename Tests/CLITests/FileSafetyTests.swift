@@ -71,6 +71,49 @@ struct FileSafetyCLITests {
 
     // MARK: Files
 
+    @Test("commands that only read or change items never create a store: on a fresh machine (default paths) and with a configured path, get/find/update/delete say nothing is stored, clear clears 0, export/rekey/unlock fail; no file or folder appears; add then creates it")
+    func readCommandsCreateNothing() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let home = ["HOME": s.path("home"), "XDG_DATA_HOME": s.path("home/data"), "XDG_CONFIG_HOME": s.path("home/config"),
+                    "SECURESTORE_EXPORT_PASSPHRASE": "export passphrase"]
+        let configured = try s.config("c.json", #"{"backend": "sqlite", "sqlite": {"path": "\#(s.path("stores/store.db"))", "keyFile": "\#(s.path("keys/store.key"))"}}"#)
+        for folder in ["stores", "keys"] {
+            try FileManager.default.createDirectory(atPath: s.path(folder), withIntermediateDirectories: false)
+        }
+        for config in [nil, configured] {
+            let which = config == nil ? "default paths" : "configured path"
+            let reads: [(args: [String], status: Int32, says: String)] = [
+                (["get", "--service", "s", "--account", "a"], 1, "no store"),
+                (["find", "--service", "s"], 1, "no store"),
+                (["update", "--service", "s", "--account", "a", "--set-label", "x"], 1, "no store"),
+                (["delete", "--service", "s", "--account", "a"], 1, "no store"),
+                (["clear", "--yes"], 0, ""),
+                (["export", "--output", s.path("export.db")], 1, "no store"),
+                (["rekey", "--new-key-file", s.path("new.key")], 1, "no store"),
+                (["unlock"], 1, "no store"),
+            ]
+            for read in reads {
+                let outcome = try Self.run(config, read.args, environment: home)
+                #expect(outcome.status == read.status, "\(which): \(read.args) \(outcome.stderr)")
+                if !read.says.isEmpty {
+                    #expect(outcome.stderr.contains("There is no store at") && outcome.stderr.contains("itemNotFound"),
+                            "\(which): \(read.args) \(outcome.stderr)")
+                }
+                #expect(!FileManager.default.fileExists(atPath: s.path("home")), "\(which): \(read.args) made the XDG folders")
+                #expect(Self.entries(s.path("stores")).isEmpty && Self.entries(s.path("keys")).isEmpty,
+                        "\(which): \(read.args) made a store or key")
+                #expect(!FileManager.default.fileExists(atPath: s.path("export.db")) && !FileManager.default.fileExists(atPath: s.path("new.key")))
+            }
+        }
+        #expect(try Self.run(configured, ["add", "--service", "s", "--account", "a"], stdin: Data("pw".utf8)).status == 0)
+        #expect(Self.entries(s.path("stores")).contains("store.db") && Self.entries(s.path("keys")) == ["store.key"])
+        let got = try Self.run(configured, ["get", "--service", "s", "--account", "a"])
+        #expect(got.status == 0 && got.stdout == Data("pw".utf8), "\(got.stderr)")
+        let missing = try Self.run(configured, ["get", "--service", "s", "--account", "other"])
+        #expect(missing.status == 1 && !missing.stderr.contains("There is no store"), "an existing store says no item: \(missing.stderr)")
+    }
+
     @Test("a store path that is a symbolic link to an empty 0644 file: refused with chmod 600; nothing written, the file stays 0644")
     func symlinkToOpenFile() throws {
         let s = try Scratch()

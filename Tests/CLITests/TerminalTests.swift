@@ -188,6 +188,7 @@ struct UnlockCLITests {
         let memory = try withPassphrase.run(["--backend", "memory", "unlock"])
         #expect(memory.status == 2 && memory.stderr.contains("sqlite"))
         let keyFile = try Tool.sqlite()
+        #expect(try keyFile.run(["add", "--service", "s", "--account", "a"], stdin: Data("pw".utf8)).status == 0)
         #expect(try keyFile.run(["unlock"]).status == 2, "a key-file store has nothing to unlock")
     }
 }

@@ -394,6 +394,43 @@ struct DockerClientTests {
 /// an oversized input is refused before anything is stored.
 @Suite("credential helper processes", .timeLimit(.minutes(2)))
 struct HelperProcessTests {
+    @Test("get, erase and list before anything is stored answer \"nothing stored\" and create no store, key or folder; store then creates them")
+    func readsBeforeFirstStoreCreateNothing() throws {
+        let world = try World(.sqlite)
+        defer { world.cleanUp() }
+        let gitHelper = world.buildDir + "/git-credential-securestore"
+        let dockerHelper = world.buildDir + "/docker-credential-securestore"
+        let home = world.dir.appendingPathComponent("home")
+        func untouched(_ step: String) {
+            for file in ["store.db", "store.key"] {
+                #expect(!FileManager.default.fileExists(atPath: world.dir.appendingPathComponent(file).path), "\(step) made \(file)")
+            }
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: home.path)) ?? []) == [".config"], "\(step) made a folder")
+        }
+        let get = try world.run([gitHelper, "get"], input: "protocol=https\nhost=fresh.test\n\n")
+        #expect(get.status == 0 && get.stdout.isEmpty && get.stderr.isEmpty, "git's get of nothing: silence (\(get.stderr))")
+        untouched("git get")
+        let erase = try world.run([gitHelper, "erase"], input: "protocol=https\nhost=fresh.test\nusername=u\n\n")
+        #expect(erase.status == 0 && erase.stderr.isEmpty, "\(erase.stderr)")
+        untouched("git erase")
+        let fill = try world.run(["git", "-c", "credential.helper=", "-c", "credential.helper=\(gitHelper)", "credential", "fill"],
+                                 input: "protocol=https\nhost=fresh.test\n\n")
+        #expect(fill.status != 0 && !fill.stdout.contains("password="), "no prompt allowed and nothing stored")
+        untouched("git credential fill")
+        let dockerGet = try world.run([dockerHelper, "get"], input: "fresh.test")
+        #expect(dockerGet.status == 1 && dockerGet.stdout.contains("credentials not found in native keychain"), "\(dockerGet.stdout)")
+        let dockerErase = try world.run([dockerHelper, "erase"], input: "fresh.test")
+        #expect(dockerErase.status == 1 && dockerErase.stdout.contains("credentials not found in native keychain"))
+        let list = try world.run([dockerHelper, "list"])
+        #expect(list.status == 0 && list.stdout == "{}\n", "\(list.stdout) \(list.stderr)")
+        untouched("docker get/erase/list")
+        let store = try world.run([gitHelper, "store"], input: "protocol=https\nhost=fresh.test\nusername=u\npassword=p\n\n")
+        #expect(store.status == 0, "\(store.stderr)")
+        #expect(FileManager.default.fileExists(atPath: world.dir.appendingPathComponent("store.db").path))
+        let again = try world.run([gitHelper, "get"], input: "protocol=https\nhost=fresh.test\n\n")
+        #expect(again.stdout == "username=u\npassword=p\n")
+    }
+
     @Test("git helper answers after the blank line without waiting for end of file")
     func blankLineWithOpenPipe() throws {
         let world = try World(.sqlite)

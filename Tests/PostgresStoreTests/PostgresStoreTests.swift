@@ -73,6 +73,28 @@ struct PostgresStoreTests {
         #expect(FileManager.default.fileExists(atPath: keyFile))
     }
 
+    @Test("opened without creating, a namespace that has no store yet is itemNotFound and gets no key check or key file; created later, it opens")
+    func openWithoutCreating() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-nocreate-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ns = Server.freshNamespace("nocreate"), keyFile = folder + "/store.key"
+        func openExisting() throws(SecureStoreError) -> PostgresStore {
+            try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns, passwordEnv: Server.passwordEnv,
+                              creatingStore: false)
+        }
+        let e = failure { () throws(SecureStoreError) in _ = try openExisting() }
+        #expect(e?.code == .itemNotFound && e?.message.contains("nothing has been stored") == true, "\(String(describing: e))")
+        #expect(!FileManager.default.fileExists(atPath: keyFile), "a key file was written by a read")
+        // Nothing was written for the namespace: creating it now makes a new key check (and key file).
+        let created = try PostgresStore(url: Server.url(), key: .keyFile(keyFile), namespace: ns, passwordEnv: Server.passwordEnv)
+        try created.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("v".utf8)), returning: [])
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+        #expect(try openExisting().items(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: .data)).first?.data
+                == Data("v".utf8))
+    }
+
     @Test("the database owner reading every table finds none of the stored plaintext")
     func noPlaintext() throws {
         let ns = Server.freshNamespace("plain")

@@ -56,6 +56,26 @@ public enum StoreKey: Sendable {
     }
 }
 
+extension StoreKey {
+    /// What opening a new store with this key would refuse about the key itself, found without creating or
+    /// changing anything (for a command that reads a store that does not exist yet, so a broken key setting
+    /// is reported first): a raw key must have 32 bytes, and a key file that exists must be one (a regular
+    /// file of this user, private, of 32 bytes). A key file that does not exist and a passphrase are fine.
+    package func checkWithoutCreating() throws(SecureStoreError) {
+        let path: String
+        switch self {
+        case .raw: var bytes = try keyBytes(creating: false); Sodium.zero(&bytes); return
+        case .passphrase, .unlocked: return
+        case .keyFile(let file): path = file
+        case .defaultKeyFile: path = Self.defaultKeyFilePath
+        }
+        var entry = stat()
+        guard lstat(path, &entry) == 0 else { return }
+        var bytes = try Files.keyFile(at: path, creating: false)
+        Sodium.zero(&bytes)
+    }
+}
+
 /// How hard a passphrase is stretched (Argon2id) when a store or a new key is created.
 public struct PassphraseCost: Sendable, Hashable {
     public var operations: UInt64

@@ -66,13 +66,16 @@ public final class PostgresBackend: StorageBackend {
     ///   - poolSize: connections kept for concurrent callers (default 4, at least 1).
     ///   - rememberHost: keep the host that last accepted a write in `$XDG_RUNTIME_DIR` (per URL) and try it
     ///     first, so a process per call does not wait out a dead first host every time (default true).
+    ///   - creatingStore: whether a missing schema or namespace is created (default true); false fails with
+    ///     `itemNotFound` instead, having written nothing (a command that only reads).
     /// - Throws: `notAvailable` naming the host and the reason when no server answers within
     ///   `connectTimeout`; `authFailed` when `key` does not open an existing namespace; `param` for a URL with
     ///   a password in it or an empty namespace; `readOnly` when the schema must be created on a standby.
     public init(url: String, key: StoreKey, namespace: String = "securestore", passwordEnv: String? = nil,
                 connectTimeout: Duration = .seconds(5), statementTimeout: Duration = .seconds(10),
                 lockTimeout: Duration = .seconds(5), poolSize: Int = PostgresBackend.defaultPoolSize,
-                rememberHost: Bool = true, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
+                rememberHost: Bool = true, passphraseCost: PassphraseCost = .interactive,
+                creatingStore: Bool = true) throws(SecureStoreError) {
         guard !namespace.isEmpty, namespace.utf8.count <= 200 else {
             throw .param("namespace", "A PostgreSQL namespace must be 1 to 200 bytes long.")
         }
@@ -116,9 +119,9 @@ public final class PostgresBackend: StorageBackend {
         }
         connection.wasUsed = true
         do throws(SecureStoreError) {
-            try Self.ensureSchema(connection)
+            try Self.ensureSchema(connection, creating: creatingStore)
             let (sealer, check) = try Self.openNamespace(connection, layout: layout, lockKey: lockKey, key: key,
-                                                         cost: passphraseCost)
+                                                         cost: passphraseCost, creating: creatingStore)
             keys = Locked(Keys(sealer: sealer, check: check))
         } catch {
             pool.checkin(connection.isOpen && !connection.inTransaction ? connection : nil)
@@ -379,7 +382,7 @@ public final class PostgresBackend: StorageBackend {
     /// Creates the tables on first use (under an advisory lock, so racing first users create them once)
     /// and checks the version (a version 1 schema is marked version 2: same tables, records of both versions
     /// are read). Touches nothing when the current schema is already there.
-    static func ensureSchema(_ db: PostgresConnection) throws(SecureStoreError) {
+    static func ensureSchema(_ db: PostgresConnection, creating: Bool = true) throws(SecureStoreError) {
         func version() throws(SecureStoreError) -> Int64? {
             let present = try db.query("SELECT to_regclass('securestore_schema') IS NOT NULL")
             guard case .integer(1)? = present.rows.first?.first else { return nil }
@@ -388,6 +391,9 @@ public final class PostgresBackend: StorageBackend {
             return nil
         }
         var found = try version()
+        if found == nil, !creating {
+            throw SecureStoreError(.itemNotFound, "There is no SecureStore schema at \(db.endpoint) yet: nothing has been stored there.")
+        }
         if found == nil || found.map({ $0 < schemaVersion }) == true {
             try db.execute("BEGIN")
             do throws(SecureStoreError) {
@@ -440,10 +446,13 @@ public final class PostgresBackend: StorageBackend {
     /// namespace never gets a new key file), or on first use with a new key check and passphrase parameters
     /// stored under the namespace's advisory lock.
     static func openNamespace(_ db: PostgresConnection, layout: SealedTableLayout, lockKey: Int64, key: StoreKey,
-                              cost: PassphraseCost) throws(SecureStoreError) -> (RecordSealer, [UInt8])
+                              cost: PassphraseCost, creating: Bool = true) throws(SecureStoreError) -> (RecordSealer, [UInt8])
     {
         let executor = PostgresExecutor(connection: db)
         if let opened = try layout.openKeyCheck(executor, key: key, cost: cost) { return opened }
+        guard creating else {
+            throw SecureStoreError(.itemNotFound, "The namespace has no store at \(db.endpoint) yet: nothing has been stored in it.")
+        }
         try db.execute("BEGIN")
         do throws(SecureStoreError) {
             try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])

@@ -9,17 +9,17 @@ public typealias PostgresStore = Keychain<PostgresBackend>
 
 extension Keychain where Backend == PostgresBackend {
     /// Opens the store in `namespace` at `url` (a libpq URL without a password), creating the schema and the
-    /// namespace on first use. See ``PostgresBackend/init(url:key:namespace:passwordEnv:connectTimeout:statementTimeout:lockTimeout:poolSize:rememberHost:passphraseCost:)``.
+    /// namespace on first use. See ``PostgresBackend/init(url:key:namespace:passwordEnv:connectTimeout:statementTimeout:lockTimeout:poolSize:rememberHost:passphraseCost:creatingStore:)``.
     public convenience init(url: String, key: StoreKey = .defaultKeyFile, namespace: String = "securestore",
                             passwordEnv: String? = nil, configuration: StoreConfiguration = StoreConfiguration(),
                             connectTimeout: Duration = .seconds(5), statementTimeout: Duration = .seconds(10),
                             lockTimeout: Duration = .seconds(5), poolSize: Int = PostgresBackend.defaultPoolSize,
                             rememberHost: Bool = true,
-                            passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
+                            passphraseCost: PassphraseCost = .interactive, creatingStore: Bool = true) throws(SecureStoreError) {
         try self.init(backend: PostgresBackend(url: url, key: key, namespace: namespace, passwordEnv: passwordEnv,
                                                connectTimeout: connectTimeout, statementTimeout: statementTimeout,
                                                lockTimeout: lockTimeout, poolSize: poolSize, rememberHost: rememberHost,
-                                               passphraseCost: passphraseCost),
+                                               passphraseCost: passphraseCost, creatingStore: creatingStore),
                       configuration: configuration)
     }
 
