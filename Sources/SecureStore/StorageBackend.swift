@@ -7,15 +7,43 @@ public import Foundation
 ///
 /// Backends index on it (the in-memory backend in a dictionary, SQLite as a keyed blind index); only the
 /// core builds it.
-public struct UniqueKey: Hashable, Sendable {
-    public let bytes: [UInt8]
+public struct UniqueKey: Hashable, @unchecked Sendable {
+    /// The bytes, in one block of their own, never written once built: sharing a key between threads is
+    /// safe (hence `@unchecked`: `ManagedBuffer`, its storage's class, is not `Sendable` itself).
+    private let storage: KeyStorage
+
+    /// The key's bytes as an array (a copy; ``withUnsafeBytes(_:)`` lends them without one).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// The number of bytes.
+    public var count: Int { storage.header }
+
+    /// Lends the key's bytes.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try storage.withUnsafeMutablePointers { count, bytes in
+            try body(UnsafeRawBufferPointer(start: bytes, count: count.pointee))
+        }
+    }
+
+    /// A key's bytes in one allocation with their count (a `ManagedBuffer`: creating one is a single
+    /// allocation, where a `[UInt8]` costs the standard library's generic buffer path, ~900 instructions).
+    private final class KeyStorage: ManagedBuffer<Int, UInt8> {
+        /// Never written after it returns.
+        static func make(copying source: UnsafeRawPointer?, count: Int) -> KeyStorage {
+            let made = unsafeDowncast(KeyStorage.create(minimumCapacity: count) { _ in count }, to: KeyStorage.self)
+            if count > 0, let source {
+                made.withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0).copyMemory(from: source, byteCount: count) }
+            }
+            return made
+        }
+    }
 
     init(itemClass: ItemClass, values: (AttributeName) -> AttributeValue?) {
         // One allocation: the bytes are written straight from the values (no per-value arrays) into a stack
-        // buffer, then copied once into the array; a key longer than the buffer continues in an array.
+        // buffer, then copied once into the key's storage; a key longer than the buffer continues in an array.
         // (`Array.append(contentsOf:)` costs ~100 instructions a call, and a key is built for every add, every
         // full-key query and every record a store decodes.)
-        bytes = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { stack in
+        storage = withUnsafeTemporaryAllocation(byteCount: 256, alignment: 8) { stack in
             var out = Sink(stack: stack)
             out.append(text: itemClass.rawValue)
             for name in itemClass.uniquenessKey {
@@ -41,7 +69,7 @@ public struct UniqueKey: Hashable, Sendable {
                     out.append(byte: 0x1F)
                 }
             }
-            return out.bytes
+            return out.storage
         }
     }
 
@@ -86,7 +114,7 @@ public struct UniqueKey: Hashable, Sendable {
                 base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
                 count += 1
             } else {
-                withUnsafeBytes(of: byte) { spill($0) }
+                Swift.withUnsafeBytes(of: byte) { spill($0) }
             }
         }
 
@@ -98,7 +126,7 @@ public struct UniqueKey: Hashable, Sendable {
                 count += 5
             } else {
                 append(byte: marker)
-                withUnsafeBytes(of: length.bigEndian) { append($0) }
+                Swift.withUnsafeBytes(of: length.bigEndian) { append($0) }
             }
         }
 
@@ -113,26 +141,22 @@ public struct UniqueKey: Hashable, Sendable {
                 base.storeBytes(of: UInt64(bitPattern: i).bigEndian, toByteOffset: count, as: UInt64.self)
                 count += 8
             } else {
-                withUnsafeBytes(of: UInt64(bitPattern: i).bigEndian) { append($0) }
+                Swift.withUnsafeBytes(of: UInt64(bitPattern: i).bigEndian) { append($0) }
             }
         }
 
-        var bytes: [UInt8] {
-            if let spilled { return spilled }
-            let count = count, base = base
-            return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                if count > 0, let target = buffer.baseAddress { UnsafeMutableRawPointer(target).copyMemory(from: base, byteCount: count) }
-                initialized = count
-            }
+        var storage: KeyStorage {
+            if let spilled { return spilled.withUnsafeBytes { KeyStorage.make(copying: $0.baseAddress, count: $0.count) } }
+            return KeyStorage.make(copying: base, count: count)
         }
     }
 
     public static func == (a: UniqueKey, b: UniqueKey) -> Bool {
-        a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in sameMemory(x, y) } }
+        a.storage === b.storage || a.withUnsafeBytes { x in b.withUnsafeBytes { y in sameMemory(x, y) } }
     }
     /// The bytes in one block (the derived hash combines them one at a time).
     public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }
 

@@ -40,6 +40,6 @@ struct KeyringAdapterTests {
     @Test("keyring's backend suite passes through the CLI on SQLite")
     func sqlite() throws { try runSuite(try Tool.sqlite()) }
 
-    @Test("keyring's backend suite passes through the CLI on the Secret Service")
+    @Test("keyring's backend suite passes through the CLI on the Secret Service", .requires(.secretService))
     func secretService() throws { try runSuite(try Tool.secretService()) }
 }

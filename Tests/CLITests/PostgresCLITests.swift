@@ -72,7 +72,7 @@ struct CLIPostgresTests {
     }
 }
 
-@Suite("securestore CLI rekey on PostgreSQL")
+@Suite("securestore CLI rekey on PostgreSQL", .requires(.postgres))
 struct CLIPostgresRekeyTests {
     @Test("rekey --new-key-file: the old key file then gets exit 4, a config with the new one reads every item")
     func rekey() throws {
@@ -92,7 +92,7 @@ struct CLIPostgresRekeyTests {
     }
 }
 
-@Suite("securestore CLI: PostgreSQL deadlines and pool settings")
+@Suite("securestore CLI: PostgreSQL deadlines and pool settings", .requires(.postgres))
 struct CLIPostgresSettingsTests {
     @Test("connectTimeout, statementTimeout, lockTimeout and poolSize are read from the config; bad values are exit 2 naming the key")
     func settings() throws {

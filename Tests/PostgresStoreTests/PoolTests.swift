@@ -4,7 +4,7 @@ import TestSupport
 import SecureStore
 import SecureStorePostgres
 
-@Suite("PostgreSQL store, concurrent callers")
+@Suite("PostgreSQL store, concurrent callers", .requires(.postgres))
 struct PostgresPoolTests {
     @Test("16 threads on one store object with a pool of 4: every add lands once, racing adds of one item succeed once, reads see them")
     func concurrentCallers() throws {

@@ -4,7 +4,7 @@ import TestSupport
 import SecureStore
 import SecureStorePostgres
 
-@Suite("PostgreSQL rekey", .serialized)
+@Suite("PostgreSQL rekey", .serialized, .requires(.postgres))
 struct PostgresRekeyTests {
     func all(_ store: PostgresStore) throws(SecureStoreError) -> [String: Data] {
         var out: [String: Data] = [:]

@@ -327,7 +327,7 @@ struct MappingTests {
 }
 
 /// Mapping v1 items in a real keyring, written raw by `secret-tool` (as an earlier version left them).
-@Suite("Secret Service mapping v1 items in the keyring", .serialized, .timeLimit(.minutes(2)))
+@Suite("Secret Service mapping v1 items in the keyring", .serialized, .timeLimit(.minutes(2)), .requires(.secretService))
 struct MappingKeyringTests {
     func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 

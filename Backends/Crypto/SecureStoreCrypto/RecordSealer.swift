@@ -173,7 +173,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     package func uniqueKeyIndex(_ key: UniqueKey) -> [UInt8] {
-        key.bytes.withUnsafeBytes { index.index(domain: 2, $0) }
+        key.withUnsafeBytes { index.index(domain: 2, $0) }
     }
 
     /// The blind index of a service (domain 3) or of any other attribute (domain 4; used for account): over

@@ -114,7 +114,7 @@ enum Mapping {
 
     /// `securestore.key` of mapping v3: 16 hex digits of the key's 64-bit FNV-1a hash. Searches only narrow
     /// by it; the core compares whole keys, so a collision costs one more item read, never a wrong answer.
-    static func uniqueKeyAttribute(_ key: UniqueKey) -> String { hex(withUnsafeBytes(of: FNV1a.hash(key.bytes).bigEndian) { Array($0) }) }
+    static func uniqueKeyAttribute(_ key: UniqueKey) -> String { hex(withUnsafeBytes(of: key.withUnsafeBytes { FNV1a.hash($0) }.bigEndian) { Array($0) }) }
     /// `securestore.key` of mappings v1 and v2 (read, never written): base64 of the key's bytes.
     static func legacyUniqueKeyAttribute(_ key: UniqueKey) -> String { Data(key.bytes).base64EncodedString() }
     static func refAttribute(_ ref: PersistentRef) -> String { hex(ref.data) }
