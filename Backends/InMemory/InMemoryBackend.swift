@@ -49,6 +49,23 @@ public final class InMemoryBackend: StorageBackend {
         try state.withLock { (state: inout State) throws(SecureStoreError) -> [ItemRecord] in try state.find(filter) }
     }
 
+    /// A reference or a single unique key is one probe (no array); anything else filters ``findRecords(_:)``.
+    public func firstRecord(_ filter: RecordFilter, accepting accepts: (ItemRecord) -> Bool) throws(SecureStoreError)
+        -> ItemRecord?
+    {
+        try state.withLock { (state: inout State) throws(SecureStoreError) -> ItemRecord? in
+            if let ref = filter.persistentRef {
+                guard let slot = state.slotOf[ref], let record = state.slots[slot], accepts(record) else { return nil }
+                return record
+            }
+            if let keys = filter.uniqueKeys, keys.count == 1 {
+                guard let slot = state.slotByKey[keys[0]], let record = state.slots[slot], accepts(record) else { return nil }
+                return record
+            }
+            return try state.find(filter).first(where: accepts)
+        }
+    }
+
     /// The backend's tables.
     public struct State: StorageTransaction, Sendable {
         /// Every record in insertion order; `nil` where one was removed (compacted away after a commit once

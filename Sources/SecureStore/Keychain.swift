@@ -59,8 +59,8 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     /// ``items(matching:)`` with a limit of one, without the array of results.
     public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
         let prepared = try prepare(query, for: .copyFirst)
-        let found = try backend.findRecords(prepared.filter)
-        return found.first { Self.matches($0, prepared) }.map { Item($0, returning: query.returning) }
+        return try backend.firstRecord(prepared.filter) { Self.matches($0, prepared) }
+            .map { Item($0, returning: query.returning) }
     }
 
     @discardableResult

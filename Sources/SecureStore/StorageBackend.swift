@@ -301,6 +301,12 @@ public protocol StorageBackend: Sendable {
     /// backend whose find is already a consistent snapshot without a transaction around it (one SQLite
     /// statement in autocommit mode) may skip the transaction's own work.
     func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]
+
+    /// The first record ``findRecords(_:)`` returns that `accepts` (the core's full comparison with the
+    /// query), or nil: what a lookup of one item needs. The default is `findRecords(filter).first(where:)`;
+    /// a backend that answers a reference or a single unique key with one probe may do so without building an
+    /// array (the answer must be the same record). `accepts` is pure and may run under the backend's lock.
+    func firstRecord(_ filter: RecordFilter, accepting accepts: (ItemRecord) -> Bool) throws(SecureStoreError) -> ItemRecord?
 }
 
 extension StorageBackend {
@@ -311,6 +317,12 @@ extension StorageBackend {
 extension StorageBackend {
     public func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
         try read { (txn: inout Transaction) throws(SecureStoreError) in try txn.find(filter) }
+    }
+
+    public func firstRecord(_ filter: RecordFilter, accepting accepts: (ItemRecord) -> Bool) throws(SecureStoreError)
+        -> ItemRecord?
+    {
+        try findRecords(filter).first(where: accepts)
     }
 
     /// Runs `body` in a reading transaction.

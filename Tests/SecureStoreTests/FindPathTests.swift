@@ -49,7 +49,7 @@ struct FindPathTests {
         }
     }
 
-    @Test("memory: findRecords equals read { find } on generated filters over one set of records")
+    @Test("memory: findRecords and firstRecord equal read { find } on generated filters over one set of records")
     func memoryFindRecords() throws {
         let backend = InMemoryBackend()
         let store = try Keychain(backend: backend)
@@ -87,6 +87,11 @@ struct FindPathTests {
             let fast = try backend.findRecords(filter)
             let general = try backend.read { (txn: inout InMemoryBackend.State) throws(SecureStoreError) in try txn.find(filter) }
             #expect(fast == general, "\(filter)")
+            // The first accepted record: every record, none, and one that takes odd accounts only.
+            let odd = { (r: ItemRecord) -> Bool in (r.attributes[.account]?.text?.last?.wholeNumberValue ?? 0) % 2 == 1 }
+            for accepts in [{ (_: ItemRecord) in true }, { (_: ItemRecord) in false }, odd] {
+                #expect(try backend.firstRecord(filter, accepting: accepts) == general.first(where: accepts), "\(filter)")
+            }
             checked += fast.count
         }
         #expect(checked > 0)
