@@ -50,9 +50,7 @@ struct PostgresStoreTests {
 
     @Test("a namespace that exists is never given a new key file: a missing one is an error and none is written")
     func missingKeyFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-key-\(UInt64.random(in: 0...UInt64.max))").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        let folder = try Server.privateFolder("ss-pg-key")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ns = Server.freshNamespace("keyfile"), keyFile = folder + "/store.key"
         do {
@@ -75,9 +73,7 @@ struct PostgresStoreTests {
 
     @Test("opened without creating, a namespace that has no store yet is itemNotFound and gets no key check or key file; created later, it opens")
     func openWithoutCreating() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ss-pg-nocreate-\(UInt64.random(in: 0...UInt64.max))").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        let folder = try Server.privateFolder("ss-pg-nocreate")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ns = Server.freshNamespace("nocreate"), keyFile = folder + "/store.key"
         func openExisting() throws(SecureStoreError) -> PostgresStore {

@@ -22,6 +22,14 @@ enum Server {
         "\(prefix)-\(UInt64.random(in: 0...UInt64.max))"
     }
 
+    /// A new private (0700) folder for key files; the caller removes it.
+    static func privateFolder(_ prefix: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        return folder
+    }
+
     static func store(namespace: String, key: Data, url: String? = nil) throws(SecureStoreError) -> PostgresStore {
         let target: String
         if let url { target = url } else { target = try Server.url() }
