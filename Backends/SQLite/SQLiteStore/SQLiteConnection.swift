@@ -205,6 +205,11 @@ final class SQLiteConnection {
     /// item values (they are always bound), so they may appear in messages.
     static func error(_ rc: Int32, _ db: OpaquePointer?, context: String) -> SecureStoreError {
         let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
+        if detail.contains("unsupported file format") || detail.contains("malformed") {
+            // A damaged header or schema, whatever the code (found by fuzzing: `SQLITE_ERROR`, and
+            // `SQLITE_TOOBIG` while a hostile schema was parsed, used to surface as internal errors).
+            return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged, or not a database this SQLite can read): \(detail).")
+        }
         switch rc & 0xFF {
         case SQLITE_BUSY, SQLITE_LOCKED:
             return SecureStoreError(.io, "The store is busy: another process kept it locked for too long (\(context)). Try again.")
@@ -215,9 +220,6 @@ final class SQLiteConnection {
         case SQLITE_READONLY:
             // No SQL text in the message: what failed is a write, whatever the statement.
             return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); nothing was written.")
-        case SQLITE_ERROR where detail.contains("unsupported file format") || detail.contains("malformed"):
-            // A damaged header or schema (found by fuzzing: it used to surface as an internal error).
-            return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged, or not a database this SQLite can read): \(detail).")
         case SQLITE_NOTADB, SQLITE_CORRUPT:
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
