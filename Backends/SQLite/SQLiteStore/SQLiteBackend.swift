@@ -337,8 +337,10 @@ extension SQLiteBackend {
                          readOnly: Bool = false) throws(SecureStoreError) -> Connection
         {
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
-            if try !hasSchema(db) {
-                guard try integer(db, "SELECT count(*) FROM sqlite_master") == 0 else {
+            if try !readingSchema(path, { () throws(SecureStoreError) in try hasSchema(db) }) {
+                guard try readingSchema(path, { () throws(SecureStoreError) in
+                    try integer(db, "SELECT count(*) FROM sqlite_master")
+                }) == 0 else {
                     throw SecureStoreError(.decode,
                         "The file is a SQLite database of another program, not a SecureStore store; refusing to touch it.")
                 }
@@ -381,6 +383,19 @@ extension SQLiteBackend {
                 try db.exec("PRAGMA journal_mode=WAL")
             }
             try db.exec("PRAGMA synchronous=FULL; PRAGMA secure_delete=ON;")
+        }
+
+        /// Runs `body`, a first read of the file's schema: SQLite reports a hostile schema it cannot parse as
+        /// running out of memory (found by fuzzing), so that is `decode` here, naming the file.
+        private static func readingSchema<T>(_ path: String, _ body: () throws(SecureStoreError) -> T)
+            throws(SecureStoreError) -> T
+        {
+            do throws(SecureStoreError) {
+                return try body()
+            } catch where error.code == .allocate {
+                throw SecureStoreError(.decode, "The file \(path) is not a valid SecureStore database: SQLite could not "
+                    + "read its schema (\(error.message)).")
+            }
         }
 
         private static func hasSchema(_ db: SQLiteConnection) throws(SecureStoreError) -> Bool {

@@ -46,7 +46,18 @@ final class SQLiteConnection {
         }
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+        // A hostile file (an import, a planted store) must not make SQLite build huge values or statements:
+        // no value this library writes exceeds ~1.6 MiB (a 1 MiB secret inside a record of older schemas,
+        // attribute values of at most 16 KiB each), and its statements are a few KiB. Beyond these a file's
+        // content is damage (decode), not a reason to allocate gigabytes.
+        sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, Self.maxValueBytes)
+        sqlite3_limit(handle, SQLITE_LIMIT_SQL_LENGTH, Self.maxStatementBytes)
     }
+
+    /// The largest string or blob SQLite builds on this connection (`SQLITE_LIMIT_LENGTH`).
+    static let maxValueBytes: Int32 = 8 << 20
+    /// The longest SQL text it parses, the file's own schema included (`SQLITE_LIMIT_SQL_LENGTH`).
+    static let maxStatementBytes: Int32 = 1 << 20
 
     /// `path` for a `file:` URI: every byte outside a safe set percent-encoded.
     private static func uriPath(_ path: String) -> String {
@@ -207,7 +218,7 @@ final class SQLiteConnection {
         let detail = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
         if detail.contains("unsupported file format") || detail.contains("malformed") {
             // A damaged header or schema, whatever the code (found by fuzzing: `SQLITE_ERROR`, and
-            // `SQLITE_TOOBIG` while a hostile schema was parsed, used to surface as internal errors).
+            // `SQLITE_TOOBIG` while a hostile schema was parsed, surfaced as internal errors).
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged, or not a database this SQLite can read): \(detail).")
         }
         switch rc & 0xFF {
@@ -220,7 +231,9 @@ final class SQLiteConnection {
         case SQLITE_READONLY:
             // No SQL text in the message: what failed is a write, whatever the statement.
             return SecureStoreError(.readOnly, "The store is open for reading only (the file or its folder cannot be written); nothing was written.")
-        case SQLITE_NOTADB, SQLITE_CORRUPT:
+        case SQLITE_NOTADB, SQLITE_CORRUPT, SQLITE_TOOBIG:
+            // TOOBIG: the core keeps every value far below SQLite's 1 GB limit, so only a file's own content (a
+            // hostile schema or row, found by fuzzing) can be too big.
             return SecureStoreError(.decode, "The store file is not a valid SecureStore database (damaged or not a database): \(detail).")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return SecureStoreError(.notAvailable, "The store file cannot be opened: \(detail).")
