@@ -322,24 +322,11 @@ struct PostgresTimeoutTests {
         let store = try PostgresStore(url: Server.url(), key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv,
                                       statementTimeout: .seconds(timeouts.statement), lockTimeout: .seconds(timeouts.lock))
         // Another client holds the namespace's writer lock for 4 s.
-        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
-            "BEGIN; SELECT pg_advisory_xact_lock(\(PostgresBackend.advisoryLockKey(namespace: ns))); SELECT pg_sleep(4); COMMIT;"],
-            environment: ProcessInfo.processInfo.environment.merging(
-                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
-            stdout: nil) else {
+        guard let (holder, held) = try Server.holdWriterLock(ns, then: "SELECT pg_sleep(4);") else {
             Issue.record("cannot start psql")
             return
         }
         defer { _ = reap(holder, timeout: .seconds(30)) }
-        // Wait until the lock is held.
-        var held = false
-        for _ in 0..<100 where !held {
-            let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
-            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
-            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
-            if !held { usleep(50_000) }
-        }
         #expect(held)
         let start = ContinuousClock.now
         let blocked = failure { () throws(SecureStoreError) in
@@ -366,23 +353,11 @@ extension PostgresTimeoutTests {
                                       passwordEnv: Server.passwordEnv, statementTimeout: .seconds(10),
                                       lockTimeout: .seconds(10))
         try store.add(NewItem(.genericPassword, generic("e", "first"), data: Data("1".utf8)), returning: [])
-        let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
-        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
-            "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); SELECT pg_sleep(3); COMMIT;"],
-            environment: ProcessInfo.processInfo.environment.merging(
-                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
-            stdout: nil) else {
+        guard let (holder, held) = try Server.holdWriterLock(ns, then: "SELECT pg_sleep(3);") else {
             Issue.record("cannot start psql")
             return
         }
         defer { _ = reap(holder, timeout: .seconds(30)) }
-        var held = false
-        for _ in 0..<100 where !held {
-            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
-            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
-            if !held { usleep(50_000) }
-        }
         #expect(held)
         // Once the add's one round trip waits for the lock, the server ends its session.
         let terminator = Thread {
@@ -413,26 +388,14 @@ extension PostgresTimeoutTests {
         let store = try PostgresStore(url: Server.url(), key: .raw(key), namespace: ns, passwordEnv: Server.passwordEnv,
                                       statementTimeout: .seconds(10), lockTimeout: .seconds(10))
         try store.add(NewItem(.genericPassword, generic("i", "first"), data: Data("1".utf8)), returning: [])
-        let lockKey = PostgresBackend.advisoryLockKey(namespace: ns)
         // Another writer (as a rekey elsewhere does) takes the lock, then replaces the key check and commits
         // while the add below waits for the lock.
-        guard let holder = spawn("/usr/bin/psql", ["-X", "-q", try Server.url(), "-c",
-            "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); SELECT pg_sleep(1.5); "
-            + "UPDATE securestore_meta SET v = '\\x00'::bytea || v WHERE namespace = '\(ns)' AND k = 'check'; COMMIT;"],
-            environment: ProcessInfo.processInfo.environment.merging(
-                ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""]) { _, b in b },
-            stdout: nil) else {
+        guard let (holder, held) = try Server.holdWriterLock(ns, then: "SELECT pg_sleep(1.5); "
+            + "UPDATE securestore_meta SET v = '\\x00'::bytea || v WHERE namespace = '\(ns)' AND k = 'check';") else {
             Issue.record("cannot start psql")
             return
         }
         defer { _ = reap(holder, timeout: .seconds(30)) }
-        var held = false
-        for _ in 0..<100 where !held {
-            let out = try Server.psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
-            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
-            if !held { usleep(50_000) }
-        }
         #expect(held)
         let start = ContinuousClock.now
         let refused = failure { () throws(SecureStoreError) in

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import SecureStore
 import SecureStorePostgres
 import TestSupport
@@ -34,6 +35,26 @@ enum Server {
         let target: String
         if let url { target = url } else { target = try Server.url() }
         return try PostgresStore(url: target, key: .raw(key), namespace: namespace, passwordEnv: passwordEnv)
+    }
+
+    /// Starts `psql` in a session of its own running `BEGIN; SELECT pg_advisory_xact_lock(L); SQL COMMIT;` with
+    /// `namespace`'s writer lock L, and waits (at most 5 s) until the server shows the lock granted. Returns the
+    /// psql process and whether the lock was seen held, or nil when psql could not start.
+    static func holdWriterLock(_ namespace: String, then sql: String) throws -> (pid: pid_t, held: Bool)? {
+        let lockKey = PostgresBackend.advisoryLockKey(namespace: namespace)
+        guard let pid = spawn("/usr/bin/psql", ["-X", "-q", try url(), "-c",
+            "BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); \(sql) COMMIT;"],
+            environment: ProcessInfo.processInfo.environment.merging(
+                ["PGPASSWORD": ProcessInfo.processInfo.environment[passwordEnv] ?? ""]) { _, b in b },
+            stdout: nil) else { return nil }
+        var held = false
+        for _ in 0..<100 where !held {
+            let out = try psql(["-At", "-c", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                + " AND classid::bigint = \((lockKey >> 32) & 0xFFFF_FFFF) AND objid::bigint = \(lockKey & 0xFFFF_FFFF)"])
+            held = !String(decoding: out, as: UTF8.self).hasPrefix("0")
+            if !held { usleep(50_000) }
+        }
+        return (pid, held)
     }
 
     /// Runs `psql` as the database owner (the test role) and returns its stdout.
