@@ -136,7 +136,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
             throw .param("r_Data", "A kSecReturn… key needs a result pointer.")
         }
         if let deferred { throw deferred }
-        let store = try SecItemSystem.store()
+        let store = try SecItemSystem.store(creating: false)
         let limit = q.limit ?? .one   // Apple's default
         q.limit = limit
         let found = try store.items(matching: q)
@@ -153,7 +153,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .updateQuery, deferred: &deferred)
         let changes = try SecItemDecoder.changes(try SecItemDecoder.dictionary(attributesToUpdate), deferred: &deferred)
         if let deferred { throw deferred }
-        try SecItemSystem.store().update(q, with: changes)
+        try SecItemSystem.store(creating: false).update(q, with: changes)
     }
 }
 
@@ -164,7 +164,7 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
         var deferred: SecureStoreError?
         let q = try SecItemDecoder.query(try SecItemDecoder.dictionary(query), call: .delete, deferred: &deferred)
         if let deferred { throw deferred }
-        try SecItemSystem.store().delete(q)
+        try SecItemSystem.store(creating: false).delete(q)
     }
 }
 

@@ -66,12 +66,26 @@ public enum SecItemSystem {
 
     /// The store in use, opening it on first use.
     public static func store() throws(SecureStoreError) -> any SecureStore {
+        try store(creating: true)
+    }
+
+    /// The store in use. With `creating` false (the calls that only read, change or delete), the default
+    /// store is opened only if it exists: where nothing was ever added there is no store, and such a call
+    /// fails with `itemNotFound` (`errSecItemNotFound`, what Apple's keychain answers when it holds nothing)
+    /// without writing a file; the next call tries again, and the first `SecItemAdd` creates the store. A
+    /// bootstrapped store or factory is used as it is.
+    static func store(creating: Bool) throws(SecureStoreError) -> any SecureStore {
         if let scoped = scopedStore { return scoped }
         let outcome: Result<any SecureStore, SecureStoreError> = state.withLock { s in
             if let store = s.store { return .success(store) }
-            let factory = s.factory ?? defaultFactory
             do throws(SecureStoreError) {
-                let store = try factory()
+                let store = if let factory = s.factory {
+                    try factory()
+                } else if creating {
+                    try defaultFactory()
+                } else {
+                    try BuiltinBackends.open(creatingStore: false)
+                }
                 s.store = store
                 return .success(store)
             } catch {

@@ -114,6 +114,52 @@ struct FileSafetyCLITests {
         #expect(missing.status == 1 && !missing.stderr.contains("There is no store"), "an existing store says no item: \(missing.stderr)")
     }
 
+    @Test("SecItem on the default store: SecItemCopyMatching, SecItemUpdate and SecItemDelete on a fresh machine say errSecItemNotFound and create nothing (default paths and a configured path); the first SecItemAdd creates the store")
+    func secItemReadsCreateNothing() throws {
+        let probe = try builtExecutable("securestore-secitem-probe")
+        let errSecItemNotFoundValue = -25300   // errSecItemNotFound
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let configured = try s.config("c.json", #"{"backend": "sqlite", "sqlite": {"path": "\#(s.path("stores/store.db"))", "keyFile": "\#(s.path("keys/store.key"))"}}"#)
+        for folder in ["stores", "keys"] {
+            try FileManager.default.createDirectory(atPath: s.path(folder), withIntermediateDirectories: false)
+        }
+        func probeRun(_ config: String?, _ steps: [String]) -> String {
+            var env = ProcessInfo.processInfo.environment
+            env["SECURESTORE_BACKEND"] = nil
+            env["SECURESTORE_CONFIG"] = config
+            (env["HOME"], env["XDG_DATA_HOME"], env["XDG_CONFIG_HOME"]) = (s.path("home"), s.path("home/data"), s.path("home/config"))
+            let out = s.path("probe.out")
+            guard let pid = spawn(probe, steps, environment: env, stdout: out) else { return "(not started)" }
+            let status = reap(pid, timeout: .seconds(60))
+            let text = String(decoding: FileManager.default.contents(atPath: out) ?? Data(), as: UTF8.self)
+            return status == 0 ? text : "(exit \(status)) " + text
+        }
+        let reads = ["copy:s:a", "update:s:a", "delete:s:a", "copy:s:a"]
+        for config in [nil, configured] {
+            let which = config == nil ? "default paths" : "configured path"
+            let out = probeRun(config, reads)
+            #expect(out == reads.map { "\($0) \(errSecItemNotFoundValue)\n" }.joined(), "\(which): \(out)")
+            #expect(!FileManager.default.fileExists(atPath: s.path("home")), "\(which): a read made the XDG folders")
+            #expect(Self.entries(s.path("stores")).isEmpty && Self.entries(s.path("keys")).isEmpty, "\(which): a read made a store or key")
+        }
+        // One process: reads before the first add find nothing; the add creates the store, later calls see it.
+        let out = probeRun(configured, ["copy:s:a", "delete:s:a", "add:s:a", "copy:s:a", "update:s:a", "copy:s:a"])
+        #expect(out == """
+            copy:s:a \(errSecItemNotFoundValue)
+            delete:s:a \(errSecItemNotFoundValue)
+            add:s:a 0
+            copy:s:a 0 secret s a
+            update:s:a 0
+            copy:s:a 0 updated
+
+            """, "\(out)")
+        #expect(Self.entries(s.path("stores")).contains("store.db") && Self.entries(s.path("keys")) == ["store.key"])
+        #expect(!FileManager.default.fileExists(atPath: s.path("home")), "the configured store only")
+        // Another process finds the store the first one made.
+        #expect(probeRun(configured, ["copy:s:a"]) == "copy:s:a 0 updated\n")
+    }
+
     @Test("a store path that is a symbolic link to an empty 0644 file: refused with chmod 600; nothing written, the file stays 0644")
     func symlinkToOpenFile() throws {
         let s = try Scratch()
