@@ -160,6 +160,28 @@ struct FileSafetyCLITests {
         #expect(probeRun(configured, ["copy:s:a"]) == "copy:s:a 0 updated\n")
     }
 
+    @Test("a configured store or key path whose folder does not exist: add says which folder and how to make it (exit 6), and nothing is created anywhere")
+    func configuredFolderMissing() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        try FileManager.default.createDirectory(atPath: s.path("there"), withIntermediateDirectories: false)
+        let cases: [(db: String, key: String, missing: String)] = [
+            (s.path("nowhere/store.db"), s.path("there/store.key"), s.path("nowhere")),
+            (s.path("there/store.db"), s.path("no/such/store.key"), s.path("no/such")),
+            (s.path("there/store.db"), s.path("there/file/store.key"), s.path("there/file")),
+        ]
+        FileManager.default.createFile(atPath: s.path("there/file"), contents: Data("not a folder".utf8))
+        for (i, c) in cases.enumerated() {
+            let config = try s.config("c\(i).json", #"{"backend": "sqlite", "sqlite": {"path": "\#(c.db)", "keyFile": "\#(c.key)"}}"#)
+            let add = try Self.run(config, ["add", "--service", "s", "--account", "a"], stdin: Data("pw".utf8))
+            #expect(add.status == 6, "\(c): \(add.stderr)")
+            #expect(add.stderr.contains("the folder \(c.missing) does not exist") && add.stderr.contains("mkdir -p -m 700 \(c.missing)"),
+                    "\(c): \(add.stderr)")
+            #expect(Self.entries(s.path("there")) == ["file"], "\(c): nothing left behind")
+            #expect(!FileManager.default.fileExists(atPath: s.path("nowhere")) && !FileManager.default.fileExists(atPath: s.path("no")))
+        }
+    }
+
     @Test("a store path that is a symbolic link to an empty 0644 file: refused with chmod 600; nothing written, the file stays 0644")
     func symlinkToOpenFile() throws {
         let s = try Scratch()

@@ -31,8 +31,24 @@ package enum Files {
         }
         let code = errno
         if code == EEXIST { return false }
-        throw SecureStoreError(code == EACCES || code == EROFS ? .readOnly : .io,
-                               "Could not create the \(what) \(shownAs ?? path): \(String(cString: strerror(code))).")
+        throw creationError(code, what: what, path: shownAs ?? path)
+    }
+
+    /// Why a file could not be created, as a user can act on it: a folder on the way that does not exist
+    /// (only the default locations' folders are made; a configured path's folder is the user's to make, so a
+    /// typo never leaves folders behind) is `notAvailable` naming the folder and the command that makes it;
+    /// no permission or a read-only file system is `readOnly`; anything else is `io` with the system's text.
+    package static func creationError(_ code: Int32, what: String, path: String) -> SecureStoreError {
+        let folder = (path as NSString).deletingLastPathComponent
+        switch code {
+        case ENOENT, ENOTDIR:
+            return SecureStoreError(.notAvailable,
+                "Could not create the \(what) \(path): the folder \(folder.isEmpty ? "." : folder) does not exist. Create it (mkdir -p -m 700 \(folder.isEmpty ? "." : folder)) or configure another path.")
+        case EACCES, EROFS:
+            return SecureStoreError(.readOnly, "Could not create the \(what) \(path): \(String(cString: strerror(code))).")
+        default:
+            return SecureStoreError(.io, "Could not create the \(what) \(path): \(String(cString: strerror(code))).")
+        }
     }
 
     /// Checks an existing file the way ssh checks its private keys: a regular file (a symbolic link is followed
@@ -103,7 +119,7 @@ package enum Files {
             return key
         }
         if creating, errno != EEXIST {
-            throw SecureStoreError(.io, "Could not create the key file \(path): \(String(cString: strerror(errno))).")
+            throw creationError(errno, what: "key file", path: path)
         }
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
