@@ -182,6 +182,34 @@ struct FileSafetyCLITests {
         }
     }
 
+    @Test("8 processes adding at once to a store that does not exist yet (with its key file): every add lands in one store under one key, 3 rounds; nothing temporary is left")
+    func racingFirstAdds() throws {
+        let tool = try builtExecutable("securestore")
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        var env = ProcessInfo.processInfo.environment
+        (env["SECURESTORE_CONFIG"], env["SECURESTORE_BACKEND"]) = (nil, nil)
+        for round in 0..<3 {
+            let folder = s.path("r\(round)")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            let config = try s.config("r\(round).json", #"{"backend": "sqlite", "sqlite": {"path": "\#(folder)/store.db", "keyFile": "\#(folder)/store.key"}}"#)
+            let pids = (0..<8).compactMap { i in
+                spawn("/bin/sh", ["-c", "printf 'pw \(i)' | '\(tool)' --config '\(config)' add --service s --account a\(i) 2>'\(folder).err\(i)'"],
+                      environment: env, stdout: nil)
+            }
+            #expect(pids.count == 8)
+            let statuses = pids.map { reap($0, timeout: .seconds(120)) }
+            let errors = (0..<8).map { String(decoding: FileManager.default.contents(atPath: "\(folder).err\($0)") ?? Data(), as: UTF8.self) }
+            #expect(statuses == Array(repeating: 0, count: 8), "round \(round): \(statuses) \(errors.filter { !$0.isEmpty })")
+            for i in 0..<8 {
+                let got = try Self.run(config, ["get", "--service", "s", "--account", "a\(i)"])
+                #expect(got.status == 0 && got.stdout == Data("pw \(i)".utf8), "round \(round), a\(i): \(got.stderr)")
+            }
+            #expect(Self.entries(folder).filter { !$0.hasPrefix("store.db-") } == ["store.db", "store.key"], "round \(round): \(Self.entries(folder))")
+            #expect(FileManager.default.contents(atPath: folder + "/store.key")?.count == 32 && Self.mode(folder + "/store.key") == 0o600)
+        }
+    }
+
     @Test("a store path that is a symbolic link to an empty 0644 file: refused with chmod 600; nothing written, the file stays 0644")
     func symlinkToOpenFile() throws {
         let s = try Scratch()

@@ -102,26 +102,8 @@ package enum Files {
     /// bytes (mode 0600, never through a planted symbolic link); without, an error (the key of an existing
     /// store is missing: a new key would not open it). An existing key file is checked like ssh checks keys.
     package static func keyFile(at path: String, creating: Bool = true) throws(SecureStoreError) -> [UInt8] {
-        var fd: Int32 = -1
-        if creating {
-            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        }
-        if fd >= 0 {
-            var key = Sodium.random(Sodium.keyBytes)
-            defer { Sodium.zero(&key) }
-            let written = write(fd, key, key.count)
-            let synced = fsync(fd)
-            close(fd)
-            guard written == key.count, synced == 0 else {
-                unlink(path)
-                throw SecureStoreError(.io, "Could not write the new key file \(path).")
-            }
-            return key
-        }
-        if creating, errno != EEXIST {
-            throw creationError(errno, what: "key file", path: path)
-        }
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if creating, let key = try createKeyFile(at: path) { return key }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT {
@@ -148,6 +130,35 @@ package enum Files {
             throw SecureStoreError(.authFailed, "The key file \(path) must hold exactly \(Sodium.keyBytes) bytes.")
         }
         key.removeLast()
+        return key
+    }
+
+    /// A new key file at `path`, unless something is there (nil): the random key is written and synced in a
+    /// private temporary file next to it (`PATH.creating-RANDOM`, `O_EXCL|O_NOFOLLOW`, mode 0600), which is then
+    /// linked into place (`link` never replaces or follows anything). So the path never holds a partial key:
+    /// processes creating the same store at once all read the one complete key that won, and a crash leaves
+    /// at most the temporary file, never an empty key file that would refuse every later open.
+    private static func createKeyFile(at path: String) throws(SecureStoreError) -> [UInt8]? {
+        var existing = stat()
+        if lstat(path, &existing) == 0 { return nil }
+        let temporary = path + ".creating-" + Sodium.random(6).map { String(format: "%02x", $0) }.joined()
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw creationError(errno, what: "key file", path: path) }
+        defer { unlink(temporary) }
+        var key = Sodium.random(Sodium.keyBytes)
+        let written = write(fd, key, key.count)
+        let synced = fsync(fd)
+        close(fd)
+        guard written == key.count, synced == 0 else {
+            Sodium.zero(&key)
+            throw SecureStoreError(.io, "Could not write the new key file \(path).")
+        }
+        guard link(temporary, path) == 0 else {
+            let code = errno
+            Sodium.zero(&key)
+            if code == EEXIST { return nil }
+            throw creationError(code, what: "key file", path: path)
+        }
         return key
     }
 }
