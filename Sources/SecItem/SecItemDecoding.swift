@@ -36,7 +36,7 @@ enum SecItemDecoder {
     ]
 
     /// What a dictionary key is, decided by one probe of ``keys``.
-    enum Key {
+    enum Key: Sendable {
         case itemClass, accessControl, synchronizable, limit, caseInsensitive, valueData, persistentRef
         case returning(ReturnOptions)
         case attribute(AttributeName)
@@ -55,7 +55,7 @@ enum SecItemDecoder {
 
     /// One key's decision: what it is, and whether it is a search key (`m_…`) that only
     /// SecItemCopyMatching takes (every `m_` key but kSecMatchLimit and kSecMatchSearchList).
-    struct KeyEntry {
+    struct KeyEntry: Sendable {
         let key: Key
         let copyOnly: Bool
         /// An `m_` key other than kSecMatchSearchList: no meaning in SecItemAdd.
@@ -69,24 +69,65 @@ enum SecItemDecoder {
     }
 
     /// Every key this module knows, to what it is: one probe per key of a dictionary.
-    static let keys: [String: KeyEntry] = {
-        var table: [String: KeyEntry] = [:]
-        for a in AttributeName.all { table[a.code] = KeyEntry(.attribute(a), a.code) }
-        for (code, option) in returnKeys { table[code] = KeyEntry(.returning(option), code) }
-        for code in ignored { table[code] = KeyEntry(.ignored, code) }
-        for code in unimplemented { table[code] = KeyEntry(.unimplemented, code) }
-        for code in keychainChoice { table[code] = KeyEntry(.keychainChoice, code) }
+    static let keys = KeyTable({
+        var table: [(String, KeyEntry)] = []
+        for a in AttributeName.all { table.append((a.code, KeyEntry(.attribute(a), a.code))) }
+        for (code, option) in returnKeys { table.append((code, KeyEntry(.returning(option), code))) }
+        for code in ignored { table.append((code, KeyEntry(.ignored, code))) }
+        for code in unimplemented { table.append((code, KeyEntry(.unimplemented, code))) }
+        for code in keychainChoice { table.append((code, KeyEntry(.keychainChoice, code))) }
         let named: [(String, Key)] = [
             ("class", .itemClass), ("accc", .accessControl), ("sync", .synchronizable), ("m_Limit", .limit),
             ("m_CaseInsensitive", .caseInsensitive), ("v_Data", .valueData), ("v_PersistentRef", .persistentRef),
         ]
-        for (code, key) in named { table[code] = KeyEntry(key, code) }
+        for (code, key) in named { table.append((code, KeyEntry(key, code))) }
         return table
-    }()
+    }())
 
     /// The entry for `code`, or its reading as an unknown key.
     static func decision(_ code: String) -> KeyEntry {
         keys[code] ?? KeyEntry(.unknown, code)
+    }
+
+    /// The known keys in an open-addressed table hashed by FNV-1a over the key's UTF-8 bytes (~5 instructions
+    /// a byte, where `String`'s SipHash costs ~250 for a short key). The table is built once from this
+    /// module's fixed set of codes and never grows, so no input can make a probe longer than the table's own
+    /// longest chain; a probe compares the whole key, so a hash collision only costs one comparison.
+    struct KeyTable: Sendable {
+        private let codes: [String?]
+        private let entries: [KeyEntry?]
+        private let mask: Int
+
+        init(_ pairs: [(String, KeyEntry)]) {
+            var size = 16
+            while size < pairs.count * 4 { size *= 2 }
+            var codes = [String?](repeating: nil, count: size), entries = [KeyEntry?](repeating: nil, count: size)
+            for (code, entry) in pairs {
+                var at = Self.hash(code) & (size - 1)
+                while let there = codes[at], there != code { at = (at + 1) & (size - 1) }
+                (codes[at], entries[at]) = (code, entry)
+            }
+            (self.codes, self.entries, mask) = (codes, entries, size - 1)
+        }
+
+        static func hash(_ code: String) -> Int {
+            var code = code   // `withUTF8` lends a native string's bytes in place (iterating `utf8` costs ~40 a byte)
+            let h = code.withUTF8 { bytes in
+                var h: UInt64 = 0xCBF2_9CE4_8422_2325
+                for byte in bytes { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+                return h
+            }
+            return Int(truncatingIfNeeded: h ^ (h >> 29))
+        }
+
+        subscript(code: String) -> KeyEntry? {
+            var at = Self.hash(code) & mask
+            while let there = codes[at] {
+                if there == code { return entries[at] }
+                at = (at + 1) & mask
+            }
+            return nil
+        }
     }
 
     /// An Apple dictionary with its keys as Swift strings. A key that is not a string (an `NSNumber`, the
@@ -96,10 +137,10 @@ enum SecItemDecoder {
     /// common ones converted here: `NSData` by one copy of its `bytes`, `NSString`, `NSNumber`, `NSDate`.
     /// Iterating the dictionary instead bridges every value to Swift, an `NSData` one byte at a time
     /// (swift-corelibs-foundation). Any other value is fetched as iteration would fetch it.
-    static func dictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: SecItemValue] {
+    static func dictionary(_ dict: NSDictionary) throws(SecureStoreError) -> SecItemDictionary {
         let keys = dict.allKeys, values = dict.allValues
         guard keys.count == values.count else { return try bridgedDictionary(dict) }
-        var out: [String: SecItemValue] = Dictionary(minimumCapacity: keys.count)
+        var out = SecItemDictionary(capacity: keys.count)
         for (key, value) in zip(keys, values) {
             // The stored objects are compared by exact class first (`as?` from `Any` walks the runtime's
             // general cast, ~1 k instructions, most of it when the cast fails); subclasses take the casts.
@@ -115,33 +156,33 @@ enum SecItemDecoder {
             let object = value as AnyObject
             let exact = ObjectIdentifier(type(of: object))
             if exact == ObjectIdentifier(NSString.self) {
-                out[name] = .string(unsafeDowncast(object, to: NSString.self) as String)
+                out.append(name, .string(unsafeDowncast(object, to: NSString.self) as String))
             } else if exact == ObjectIdentifier(NSData.self) {
                 let d = unsafeDowncast(object, to: NSData.self)
-                out[name] = .data(Data(bytes: d.bytes, count: d.length))
+                out.append(name, .data(Data(bytes: d.bytes, count: d.length)))
             } else if let s = object as? NSString {
-                out[name] = .string(s as String)
+                out.append(name, .string(s as String))
             } else if let n = object as? NSNumber {
-                out[name] = .number(n)
+                out.append(name, .number(n))
             } else if let d = object as? NSData {
-                out[name] = .data(Data(bytes: d.bytes, count: d.length))
+                out.append(name, .data(Data(bytes: d.bytes, count: d.length)))
             } else if let d = object as? NSDate {
-                out[name] = .date(d as Date)
+                out.append(name, .date(d as Date))
             } else {
-                out[name] = .other(dict.object(forKey: key) as Any)
+                out.append(name, .other(dict.object(forKey: key) as Any))
             }
         }
         return out
     }
 
     /// ``dictionary(_:)`` by iterating the dictionary (every value bridged to Swift).
-    static func bridgedDictionary(_ dict: NSDictionary) throws(SecureStoreError) -> [String: SecItemValue] {
-        var out: [String: SecItemValue] = Dictionary(minimumCapacity: dict.count)
+    static func bridgedDictionary(_ dict: NSDictionary) throws(SecureStoreError) -> SecItemDictionary {
+        var out = SecItemDictionary(capacity: dict.count)
         for (key, value) in dict {
             guard let k = key as? String else {
                 throw .param("key", "A dictionary key is a \(type(of: key)), not a kSec… constant (a string).")
             }
-            out[k] = .other(value)
+            out.append(k, .other(value))
         }
         return out
     }
@@ -208,8 +249,8 @@ enum SecItemDecoder {
         raw.text == "syna"
     }
 
-    static func itemClass(_ dict: [String: SecItemValue], required: Bool) throws(SecureStoreError) -> ItemClass? {
-        guard let raw = dict["class"] else {
+    static func itemClass(_ dict: SecItemDictionary, required: Bool) throws(SecureStoreError) -> ItemClass? {
+        guard let raw = dict.itemClass else {
             if required { throw .param("class", "The dictionary has no kSecClass; add one (kSecClassGenericPassword, …).") }
             return nil
         }
@@ -224,12 +265,12 @@ enum SecItemDecoder {
 
     /// The access control object of a dictionary, checked: it must be a `SecAccessControl` (errSecParam
     /// otherwise, whatever the call), and it excludes kSecAttrAccessible (Apple: mutually exclusive).
-    static func accessControl(_ dict: [String: SecItemValue]) throws(SecureStoreError) -> SecAccessControl? {
-        guard let raw = dict["accc"] else { return nil }
+    static func accessControl(_ dict: SecItemDictionary) throws(SecureStoreError) -> SecAccessControl? {
+        guard let raw = dict.accessControl else { return nil }
         guard let control = raw.value as? SecAccessControl else {
             throw .param("accc", "kSecAttrAccessControl must be a SecAccessControl made by SecAccessControlCreateWithFlags.")
         }
-        if dict["pdmn"] != nil {
+        if dict.hasAccessible {
             throw .param("accc", "kSecAttrAccessControl and kSecAttrAccessible are mutually exclusive; the access control "
                          + "object already names the protection class.")
         }
@@ -272,7 +313,7 @@ enum SecItemDecoder {
     /// with several bad keys is the first in key order, whatever the order its keys were inserted in: when
     /// any key throws or is refused in the first pass, the same rules run again over the keys sorted, from
     /// the same starting `deferred`. A well-formed dictionary is read once and never sorted.
-    private static func decided<R>(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?,
+    private static func decided<R>(_ dict: SecItemDictionary, deferred: inout SecureStoreError?,
                                    _ pass: (_ sorted: Bool, _ deferred: inout SecureStoreError?) throws(SecureStoreError) -> R)
         throws(SecureStoreError) -> R {
         let before = deferred
@@ -285,28 +326,28 @@ enum SecItemDecoder {
         return try pass(true, &deferred)
     }
 
-    /// Calls `step` for every entry of `dict`, in key order when `sorted` (the error order), else in the
-    /// dictionary's own order.
-    private static func forEachEntry(_ dict: [String: SecItemValue], sorted: Bool,
-                                     _ step: (String, SecItemValue) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+    /// Calls `step` for every entry of `dict` with its key's decision, in key order when `sorted` (the error
+    /// order), else in the dictionary's own order.
+    private static func forEachEntry(_ dict: SecItemDictionary, sorted: Bool,
+                                     _ step: (String, KeyEntry, SecItemValue) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
         if sorted {
-            for (key, raw) in dict.sorted(by: { $0.key < $1.key }) { try step(key, raw) }
+            for entry in dict.entries.sorted(by: { $0.key < $1.key }) { try step(entry.key, entry.decision, entry.value) }
         } else {
-            for (key, raw) in dict { try step(key, raw) }
+            for entry in dict.entries { try step(entry.key, entry.decision, entry.value) }
         }
     }
 
     /// A query dictionary for copy, update or delete.
-    static func query(_ dict: [String: SecItemValue], call: Call, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
+    static func query(_ dict: SecItemDictionary, call: Call, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
         try decided(dict, deferred: &deferred) { sorted, deferred throws(SecureStoreError) in
             try query(dict, call: call, sorted: sorted, deferred: &deferred)
         }
     }
 
-    private static func query(_ dict: [String: SecItemValue], call: Call, sorted: Bool,
+    private static func query(_ dict: SecItemDictionary, call: Call, sorted: Bool,
                               deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemQuery {
         var query = ItemQuery(nil)
-        query.itemClass = try itemClass(dict, required: dict["v_PersistentRef"] == nil)
+        query.itemClass = try itemClass(dict, required: !dict.hasPersistentRef)
         if let control = try accessControl(dict) {
             if control.unsupportedConstraints.isEmpty {
                 query.attributes[.accessible] = .string(control.protection)
@@ -314,8 +355,7 @@ enum SecItemDecoder {
                 deferred = constraintsError(control, storing: false)
             }
         }
-        try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
-            let entry = decision(key)
+        try forEachEntry(dict, sorted: sorted) { key, entry, raw throws(SecureStoreError) in
             if call != .copy, entry.copyOnly {
                 throw .param(key, "\(call == .delete ? "SecItemDelete" : "SecItemUpdate") affects every match; remove \(key).")
             }
@@ -375,13 +415,13 @@ enum SecItemDecoder {
     }
 
     /// An add dictionary: class, attributes, value data, return keys.
-    static func newItem(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
+    static func newItem(_ dict: SecItemDictionary, deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
         try decided(dict, deferred: &deferred) { sorted, deferred throws(SecureStoreError) in
             try newItem(dict, sorted: sorted, deferred: &deferred)
         }
     }
 
-    private static func newItem(_ dict: [String: SecItemValue], sorted: Bool,
+    private static func newItem(_ dict: SecItemDictionary, sorted: Bool,
                                 deferred: inout SecureStoreError?) throws(SecureStoreError) -> (NewItem, ReturnOptions) {
         guard let cls = try itemClass(dict, required: true) else { throw .param("class", "kSecClass is missing.") }
         var item = NewItem(cls)
@@ -393,8 +433,7 @@ enum SecItemDecoder {
                 deferred = constraintsError(control, storing: true, add: true)
             }
         }
-        try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
-            let entry = decision(key)
+        try forEachEntry(dict, sorted: sorted) { key, entry, raw throws(SecureStoreError) in
             if entry.matchKey || entry.key.isPersistentRef {
                 throw .param(key, "\(key) has no meaning in SecItemAdd; remove it.")
             }
@@ -422,13 +461,13 @@ enum SecItemDecoder {
     }
 
     /// attributesToUpdate: attributes, kSecAttrAccessControl (as its protection class) and/or value data.
-    static func changes(_ dict: [String: SecItemValue], deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
+    static func changes(_ dict: SecItemDictionary, deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
         try decided(dict, deferred: &deferred) { sorted, deferred throws(SecureStoreError) in
             try changes(dict, sorted: sorted, deferred: &deferred)
         }
     }
 
-    private static func changes(_ dict: [String: SecItemValue], sorted: Bool,
+    private static func changes(_ dict: SecItemDictionary, sorted: Bool,
                                 deferred: inout SecureStoreError?) throws(SecureStoreError) -> ItemChanges {
         var changes = ItemChanges()
         if let control = try accessControl(dict) {
@@ -438,8 +477,8 @@ enum SecItemDecoder {
                 deferred = constraintsError(control, storing: true)
             }
         }
-        try forEachEntry(dict, sorted: sorted) { key, raw throws(SecureStoreError) in
-            switch decision(key).key {
+        try forEachEntry(dict, sorted: sorted) { key, entry, raw throws(SecureStoreError) in
+            switch entry.key {
             case .accessControl: return
             case .valueData:
                 changes.data = try dataValue(raw, key: key, name: "kSecValueData")
@@ -484,5 +523,65 @@ enum SecItemValue {
     var text: String? {
         if case .string(let s) = self { return s }
         return value as? String
+    }
+}
+
+/// An Apple dictionary read once by ``SecItemDecoder/dictionary(_:)``: each key as a Swift string with its
+/// decision (one probe of ``SecItemDecoder/keys``) and its value, in the dictionary's own order, and where the
+/// keys the decoder reads before the others are (class, access control, accessible, persistent reference).
+/// No hash table is built for it: the decoder walks the entries once (twice, sorted, only for a dictionary
+/// that fails), and the few keys it looks up by name are found by their decision as they are added.
+struct SecItemDictionary {
+    struct Entry {
+        let key: String
+        let decision: SecItemDecoder.KeyEntry
+        var value: SecItemValue
+    }
+
+    private(set) var entries: [Entry] = []
+    private var itemClassAt = -1, accessControlAt = -1
+    private(set) var hasAccessible = false, hasPersistentRef = false
+
+    init(capacity: Int) {
+        entries.reserveCapacity(capacity)
+    }
+
+    /// The entries in this order (tests; a later key equal to an earlier one replaces its value).
+    init(_ pairs: [(String, SecItemValue)]) {
+        self.init(capacity: pairs.count)
+        for (key, value) in pairs { append(key, value) }
+    }
+
+    /// Adds an entry. Two keys of an `NSDictionary` are distinct objects but may still be one Swift string
+    /// (Swift compares strings by canonical equivalence): then the later value replaces the earlier one and
+    /// the earlier key is kept, as a Swift dictionary does. Only keys this module does not know can be such a
+    /// pair (every known key is ASCII, which has no other canonically equivalent spelling), so only those
+    /// are compared with the others.
+    mutating func append(_ key: String, _ value: SecItemValue) {
+        let decision = SecItemDecoder.decision(key)
+        switch decision.key {
+        case .unknown:
+            if let at = entries.firstIndex(where: { $0.key == key }) {
+                entries[at].value = value
+                return
+            }
+        case .itemClass: itemClassAt = entries.count
+        case .accessControl: accessControlAt = entries.count
+        case .persistentRef: hasPersistentRef = true
+        case .attribute(let name) where name == .accessible: hasAccessible = true
+        default: break
+        }
+        entries.append(Entry(key: key, decision: decision, value: value))
+    }
+
+    var count: Int { entries.count }
+    /// kSecClass's value.
+    var itemClass: SecItemValue? { itemClassAt >= 0 ? entries[itemClassAt].value : nil }
+    /// kSecAttrAccessControl's value.
+    var accessControl: SecItemValue? { accessControlAt >= 0 ? entries[accessControlAt].value : nil }
+
+    /// The value of `key` (a scan: for tests and rare uses).
+    subscript(key: String) -> SecItemValue? {
+        entries.first { $0.key == key }?.value
     }
 }

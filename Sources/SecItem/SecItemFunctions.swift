@@ -139,9 +139,11 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let store = try SecItemSystem.store(creating: false)
         let limit = q.limit ?? .one   // Apple's default
         q.limit = limit
-        let found = try store.items(matching: q)
+        let single = limit == .one || limit == .count(1)
+        // One item: the store's one-item lookup (no array of results; a backend may answer it with one probe).
+        let found = single ? try store.item(matching: q).map { [$0] } ?? [] : try store.items(matching: q)
         guard !found.isEmpty else { throw .notFound() }
-        deliver(found, returning: q.returning, single: limit == .one || limit == .count(1), to: result)
+        deliver(found, returning: q.returning, single: single, to: result)
     }
 }
 

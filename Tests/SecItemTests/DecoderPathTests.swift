@@ -16,7 +16,7 @@ struct DecoderPathTests {
         case failed(String, parameter: String?)
     }
 
-    static func decide(_ read: (NSDictionary) throws(SecureStoreError) -> [String: SecItemValue], _ dict: NSDictionary,
+    static func decide(_ read: (NSDictionary) throws(SecureStoreError) -> SecItemDictionary, _ dict: NSDictionary,
                        as kind: Int) -> Outcome {
         var deferred: SecureStoreError?
         do throws(SecureStoreError) {
@@ -127,7 +127,7 @@ struct DecoderPathTests {
     }
 
     /// The status and parameter a call reports for `values`: what it throws, else its deferred refusal.
-    static func status(_ values: [String: SecItemValue], as kind: Int) -> (String, String?) {
+    static func status(_ values: SecItemDictionary, as kind: Int) -> (String, String?) {
         var deferred: SecureStoreError?
         do throws(SecureStoreError) {
             switch kind {
@@ -163,16 +163,16 @@ struct DecoderPathTests {
             let entries = good + chosen.map { ($0.key, $0.value) }
             var seen = Set<String>()
             for permutation in 0..<6 {
-                // NSDictionary filled in a random order, read into Swift dictionaries of several capacities:
-                // each iterates its keys in its own order.
+                // NSDictionary filled in a random order, read, and its entries decided in that order (sorted,
+                // reversed, shuffled).
                 let ordered = permutation == 0 ? entries.sorted { $0.0 < $1.0 }
                     : permutation == 1 ? entries.sorted { $0.0 > $1.0 } : entries.shuffled(using: &gen)
                 let dict = NSMutableDictionary()
                 for (key, value) in ordered { dict[key as NSString] = value }
                 let read = try SecItemDecoder.dictionary(dict)
-                var values: [String: SecItemValue] = Dictionary(minimumCapacity: [0, 8, 16, 64, 3, 128][permutation])
-                for (key, _) in ordered { values[key] = read[key] }
-                seen.insert(values.keys.joined(separator: ","))
+                let values = SecItemDictionary(ordered.compactMap { key, _ in read[key].map { (key, $0) } })
+                #expect(values.count == ordered.count)
+                seen.insert(values.entries.map(\.key).joined(separator: ","))
                 let (status, parameter) = Self.status(values, as: kind)
                 #expect(status == first.status && parameter == first.key,
                         "seed \(seed) round \(round) call \(kind): \(ordered.map(\.0)) gave \(status) \(parameter ?? "-"), expected \(first.status) \(first.key)")
