@@ -139,7 +139,8 @@ let package = Package(
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                       "SecureStoreConformance"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"],
+                    exclude: ["Fixtures"]),   // committed store files the tests read from the source tree
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "SecureStoreInMemory",
                                                              "SecureStoreSQLite", "SecureStoreSecretService", "SecureStorePostgres", "TestSupport"]),
         .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"]),

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The `NSData` the SecItem functions hand back for a secret, a persistent reference or a data attribute.
 ///

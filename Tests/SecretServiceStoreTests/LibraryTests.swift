@@ -43,9 +43,17 @@ struct LibraryTests {
         #expect(status == 0, "\(output)")
     }
 
-    static let compiler: String? = ["/usr/bin/cc", "/usr/bin/clang", "/usr/bin/gcc"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    /// A C compiler: `cc`, `clang` or `gcc` on `PATH` (the Swift toolchain's own `clang` on a machine with
+    /// nothing else), else in /usr/bin.
+    static let compiler: String? = {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
+        for name in ["cc", "clang", "gcc"] {
+            for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
+                return folder + "/" + name
+            }
+        }
+        return nil
+    }()
 
     static let headerFlags: [String]? = {
         guard let out = try? run("/usr/bin/pkg-config", ["--cflags", "libsecret-1"]), out.status == 0 else { return nil }

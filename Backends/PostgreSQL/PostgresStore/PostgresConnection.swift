@@ -1,5 +1,5 @@
 import SecureStore
-package import SecureStoreCrypto
+import SecureStoreCrypto
 import CLibPQ
 import Foundation
 
