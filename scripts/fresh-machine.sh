@@ -14,11 +14,12 @@ swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 toolchain=$(dirname "$(dirname "$swift_bin")")   # …/usr/bin/swift → the toolchain's root
 work="${1:-$(mktemp -d /var/tmp/securestore-fresh.XXXXXX)}"
 root="$work/root"
+passed=0
 cleanup() {
   for m in dev/pts dev sys proc; do umount -l "$root/$m" 2>/dev/null || true; done
-  [ -n "${1:-}" ] || rm -rf "$work"
+  if [ $passed = 1 ]; then rm -rf "$work"; else echo "fresh-machine: kept $work (logs: *.log)" >&2; fi
 }
-trap 'cleanup' EXIT
+trap cleanup EXIT
 mkdir -p "$work"
 echo "fresh-machine: debootstrap bookworm into $root"
 debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1
@@ -38,10 +39,11 @@ git clone -q "$repo" "$root/root/SecureStore"
 status=0
 echo "fresh-machine: scripts/run.sh"
 inside 'cd /root/SecureStore && scripts/run.sh' >"$work/run.log" 2>&1 || status=$?
-tail -5 "$work/run.log"
-[ $status -eq 0 ] || { echo "fresh-machine: scripts/run.sh failed ($status); log: $work/run.log" >&2; trap 'cleanup keep' EXIT; exit 1; }
+tail -5 "$work/run.log" || true
+[ $status -eq 0 ] || { echo "fresh-machine: scripts/run.sh failed ($status); log: $work/run.log" >&2; exit 1; }
 echo "fresh-machine: scripts/test.sh"
 inside 'cd /root/SecureStore && scripts/test.sh' >"$work/test.log" 2>&1 || status=$?
-grep -E "Test run with|skipped:" "$work/test.log" | tail -5
-[ $status -eq 0 ] || { echo "fresh-machine: scripts/test.sh failed ($status); log: $work/test.log" >&2; trap 'cleanup keep' EXIT; exit 1; }
+grep -E "Test run with|skipped:|✘" "$work/test.log" | tail -8 || true
+[ $status -eq 0 ] || { echo "fresh-machine: scripts/test.sh failed ($status); log: $work/test.log" >&2; exit 1; }
+passed=1
 echo "fresh-machine: both quickstart commands passed on a new Debian 12 root"
