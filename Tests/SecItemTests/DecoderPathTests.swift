@@ -60,6 +60,44 @@ struct DecoderPathTests {
         #expect(decided > 1000, "seed \(seed): too few dictionaries were decoded to compare the paths")
     }
 
+    @Test("the key table finds every key this module knows, and nothing else")
+    func keyTable() {
+        let named = ["class", "accc", "sync", "m_Limit", "m_CaseInsensitive", "v_Data", "v_PersistentRef",
+                     "r_Data", "r_Attributes", "r_Ref", "r_PersistentRef", "nleg", "u_AuthUI", "m_Policy", "acls",
+                     "tkid", "u_Keychain", "m_SearchList"]
+        for code in AttributeName.all.map(\.code) + named {
+            let entry = SecItemDecoder.decision(code)
+            if case .unknown = entry.key { Issue.record("\(code) was not found") }
+        }
+        // Every attribute code is that attribute, but those with a decision of their own (kSecAttrSynchronizable
+        // takes kSecAttrSynchronizableAny too).
+        for (code, name) in AttributeName.all.map({ ($0.code, $0) }) where !named.contains(code) {
+            guard case .attribute(let found) = SecItemDecoder.decision(code).key, found == name else {
+                Issue.record("\(code) is not the attribute \(name.name)")
+                continue
+            }
+        }
+        var gen = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {   // near misses and random keys: never a known key
+            let known = (AttributeName.all.map(\.code) + named).randomElement(using: &gen)!
+            let variants = [known + "x", String(known.dropLast()), known.uppercased() == known ? known.lowercased() : known.uppercased(),
+                            "x" + known, String((0..<Int.random(in: 0...12, using: &gen)).map { _ in "abcdefghijklmnopqrstuvwxyz_".randomElement(using: &gen)! })]
+            for v in variants where !(AttributeName.all.map(\.code) + named).contains(v) {
+                if case .unknown = SecItemDecoder.decision(v).key {} else { Issue.record("\(v) was taken for a known key") }
+            }
+        }
+    }
+
+    @Test("two keys that are one Swift string (canonically equivalent) are one entry: the first key, the last value")
+    func equivalentKeys() {
+        let values = SecItemDictionary([("z\u{e9}", .string("first")), ("ze\u{301}", .string("second")), ("svce", .string("s"))])
+        #expect(values.count == 2)
+        #expect(values.entries.first?.key.unicodeScalars.count == 2, "the first spelling is kept")
+        guard case .string("second")? = values["z\u{e9}"] else { Issue.record("the later value replaces the earlier"); return }
+        // (Not through an NSMutableDictionary: swift-corelibs-foundation's NSString takes the two spellings for
+        // equal but hashes them apart, and its dictionary traps on such keys, in the caller's code.)
+    }
+
     @Test("a secret is copied once, byte for byte, whatever its size")
     func secretBytes() throws {
         for count in [0, 1, 31, 32, 4096, 65537] {
