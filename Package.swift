@@ -98,7 +98,7 @@ let package = Package(
                           path: "Tests/Workers/AsyncProbe"),
         // Forks from a single-threaded process and prints each process's persistent references (ReferenceSourceTests).
         .executableTarget(name: "securestore-fork-probe", dependencies: ["SecureStore"], path: "Tests/Workers/ForkProbe"),
-        // SecItem calls on the process-wide default store, as an Apple-style program makes them (SecItemDefaultStoreTests).
+        // SecItem calls on the process-wide default store, as an Apple-style program makes them (FileSafety tests).
         .executableTarget(name: "securestore-secitem-probe", dependencies: ["SecItem"], path: "Tests/Workers/SecItemProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
         .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"],

@@ -5,7 +5,7 @@ import SecureStoreBackends
 /// The process-wide store behind `SecItemAdd` and friends, chosen once per process in the manner of
 /// swift-log's `LoggingSystem.bootstrap`.
 ///
-/// Without a bootstrap call, the first SecItem call opens the default store (see ``defaultFactory``).
+/// Without a bootstrap call, the first SecItem call opens the default store (see ``openDefault(creating:)``).
 /// Call ``bootstrap(_:)`` before the first SecItem call to choose another store in code.
 public enum SecItemSystem {
     private struct State {
@@ -18,10 +18,10 @@ public enum SecItemSystem {
     /// The store used when nothing was bootstrapped: the configured one (`SECURESTORE_BACKEND`,
     /// `SECURESTORE_CONFIG`, `~/.config/securestore/config.json`), by default the encrypted SQLite store (the
     /// Secret Service when the package is built without its `SQLite` trait). A backend whose trait is
-    /// disabled is an error naming the trait.
-    static let defaultFactory: @Sendable () throws(SecureStoreError) -> any SecureStore = {
-        () throws(SecureStoreError) -> any SecureStore in
-        try BuiltinBackends.open()
+    /// disabled is an error naming the trait. Without `creating`, only a store that exists is opened
+    /// (`itemNotFound` otherwise, nothing written).
+    static func openDefault(creating: Bool) throws(SecureStoreError) -> any SecureStore {
+        try BuiltinBackends.open(creatingStore: creating)
     }
 
     /// Chooses the store every SecItem function uses. Call once, before the first SecItem call.
@@ -79,13 +79,7 @@ public enum SecItemSystem {
         let outcome: Result<any SecureStore, SecureStoreError> = state.withLock { s in
             if let store = s.store { return .success(store) }
             do throws(SecureStoreError) {
-                let store = if let factory = s.factory {
-                    try factory()
-                } else if creating {
-                    try defaultFactory()
-                } else {
-                    try BuiltinBackends.open(creatingStore: false)
-                }
+                let store = if let factory = s.factory { try factory() } else { try openDefault(creating: creating) }
                 s.store = store
                 return .success(store)
             } catch {

@@ -34,16 +34,22 @@ package enum Files {
         throw creationError(code, what: what, path: shownAs ?? path)
     }
 
+    /// A private name next to `path` for a file that is completed there and then `link`ed into place
+    /// (`PATH.creating-` and 12 random hex digits): a new store, a new key file.
+    package static func temporaryPath(nextTo path: String) -> String {
+        path + ".creating-" + Sodium.random(6).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// Why a file could not be created, as a user can act on it: a folder on the way that does not exist
     /// (only the default locations' folders are made; a configured path's folder is the user's to make, so a
     /// typo never leaves folders behind) is `notAvailable` naming the folder and the command that makes it;
     /// no permission or a read-only file system is `readOnly`; anything else is `io` with the system's text.
     package static func creationError(_ code: Int32, what: String, path: String) -> SecureStoreError {
-        let folder = (path as NSString).deletingLastPathComponent
+        let parent = (path as NSString).deletingLastPathComponent, folder = parent.isEmpty ? "." : parent
         switch code {
         case ENOENT, ENOTDIR:
             return SecureStoreError(.notAvailable,
-                "Could not create the \(what) \(path): the folder \(folder.isEmpty ? "." : folder) does not exist. Create it (mkdir -p -m 700 \(folder.isEmpty ? "." : folder)) or configure another path.")
+                "Could not create the \(what) \(path): the folder \(folder) does not exist. Create it (mkdir -p -m 700 \(folder)) or configure another path.")
         case EACCES, EROFS:
             return SecureStoreError(.readOnly, "Could not create the \(what) \(path): \(String(cString: strerror(code))).")
         default:
@@ -141,7 +147,7 @@ package enum Files {
     private static func createKeyFile(at path: String) throws(SecureStoreError) -> [UInt8]? {
         var existing = stat()
         if lstat(path, &existing) == 0 { return nil }
-        let temporary = path + ".creating-" + Sodium.random(6).map { String(format: "%02x", $0) }.joined()
+        let temporary = temporaryPath(nextTo: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw creationError(errno, what: "key file", path: path) }
         defer { unlink(temporary) }

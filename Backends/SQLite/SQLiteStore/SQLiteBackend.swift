@@ -291,8 +291,7 @@ extension SQLiteBackend {
         static func create(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32)
             throws(SecureStoreError) -> Connection?
         {
-            let suffix = Sodium.random(6).map { String(format: "%02x", $0) }.joined()
-            let temporary = path + ".creating-" + suffix
+            let temporary = Files.temporaryPath(nextTo: path)
             guard try Files.createExclusive(temporary, shownAs: path) else {
                 throw SecureStoreError(.io, "Could not create the store file \(path): \(temporary) is in the way.")
             }
