@@ -81,9 +81,7 @@ let package = Package(
                           path: "Sources/docker-credential-securestore"),
         // libsecret, GIO and GLib declared (glib-subset.h), not linked: the backend opens libsecret-1.so.0 at first use.
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret"),
-        // libgcrypt declared (gcrypt-subset.h), not linked: the transfer session opens libgcrypt.so.20 (libsecret's own dependency).
-        .systemLibrary(name: "CGcrypt", path: "Backends/SecretService/CGcrypt"),
-        .target(name: "SecureStoreSecretService", dependencies: ["SecureStore", "CSecret", "CGcrypt"],
+        .target(name: "SecureStoreSecretService", dependencies: ["SecureStore", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
         .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"],

@@ -52,14 +52,18 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         case .all: nil
         case .count(let n): n
         }
-        let found = Self.matching(prepared, in: try backend.findRecords(prepared.filter), max: max)
+        var filter = prepared.filter
+        filter.needsData = query.returning.contains(.data)
+        let found = Self.matching(prepared, in: try backend.findRecords(filter), max: max)
         return found.map { Item($0, returning: query.returning) }
     }
 
     /// ``items(matching:)`` with a limit of one, without the array of results.
     public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
         let prepared = try prepare(query, for: .copyFirst)
-        return try backend.firstRecord(prepared.filter) { Self.matches($0, prepared) }
+        var filter = prepared.filter
+        filter.needsData = query.returning.contains(.data)
+        return try backend.firstRecord(filter) { Self.matches($0, prepared) }
             .map { Item($0, returning: query.returning) }
     }
 

@@ -239,6 +239,10 @@ public struct RecordFilter: Sendable, Hashable {
     /// The record whose uniqueness this search checks (an add, an update of one item), whose key is
     /// `uniqueKeys`: a backend may narrow by its key's attribute values. `nil` for every other search.
     public var uniquenessOf: ItemRecord?
+    /// Whether the caller reads the records' secrets. `false` for a read whose results carry no data (a listing,
+    /// attributes or references only): a backend that fetches secrets separately (the Secret Service) may then
+    /// return records without them (``ItemRecord/data`` nil). Writes always get their records whole.
+    public var needsData = true
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
                 equalities: [AttributeName: AttributeValue] = [:]) {

@@ -52,12 +52,14 @@ typedef struct _GMainContext GMainContext;
 typedef struct _GObject GObject;
 typedef struct _GVariant GVariant;
 typedef struct _GVariantType GVariantType;
+typedef struct _GSource GSource;
 typedef struct _SecretSchema SecretSchema;
 typedef struct _SecretValue SecretValue;
 
 typedef void (*GDestroyNotify)(gpointer data);
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
+typedef gboolean (*GSourceFunc)(gpointer user_data);
 typedef void (*GAsyncReadyCallback)(GObject *source_object, GAsyncResult *res, gpointer data);
 typedef GDBusMessage *(*GDBusMessageFilterFunction)(GDBusConnection *connection, GDBusMessage *message,
                                                     gboolean incoming, gpointer user_data);
@@ -85,6 +87,7 @@ enum { SECRET_ERROR_PROTOCOL = 1, SECRET_ERROR_IS_LOCKED = 2, SECRET_ERROR_NO_SU
 #define G_DBUS_CONNECTION(o) ((GDBusConnection *)(o))
 #define G_VARIANT_TYPE(s) ((const GVariantType *)(s))
 #define G_VARIANT_TYPE_BOOLEAN ((const GVariantType *)"b")
+#define G_VARIANT_TYPE_OBJECT_PATH ((const GVariantType *)"o")
 #define SECRET_TYPE_SERVICE (secret_service_get_type())
 #define G_IO_ERROR (g_io_error_quark())
 #define G_DBUS_ERROR (g_dbus_error_quark())
@@ -107,10 +110,6 @@ gboolean (secret_service_search_for_dbus_paths_sync)(SecretService *self, const 
                                                      GError **error);
 GHashTable *(secret_service_get_secrets_for_dbus_paths_sync)(SecretService *self, const gchar **item_paths,
                                                              GCancellable *cancellable, GError **error);
-gchar *(secret_service_create_item_dbus_path_sync)(SecretService *self, const gchar *collection_path,
-                                                   GHashTable *properties, SecretValue *value,
-                                                   SecretItemCreateFlags flags, GCancellable *cancellable,
-                                                   GError **error);
 GVariant *(secret_service_encode_dbus_secret)(SecretService *service, SecretValue *value);
 SecretValue *(secret_service_decode_dbus_secret)(SecretService *service, GVariant *value);
 SecretValue *(secret_value_new)(const gchar *secret, gssize length, const gchar *content_type);
@@ -182,15 +181,18 @@ void (g_variant_get_child)(GVariant *value, gsize index_, const gchar *format_st
 GVariant *(g_variant_get_child_value)(GVariant *value, gsize index_);
 gsize (g_variant_n_children)(GVariant *value);
 gboolean (g_variant_get_boolean)(GVariant *value);
+const gchar *(g_variant_get_string)(GVariant *value, gsize *length);
+GSource *(g_timeout_source_new)(guint interval);
+void (g_source_set_callback)(GSource *source, GSourceFunc func, gpointer data, GDestroyNotify notify);
+guint (g_source_attach)(GSource *source, GMainContext *context);
+void (g_source_destroy)(GSource *source);
+void (g_source_unref)(GSource *source);
 gboolean (g_variant_is_of_type)(GVariant *value, const GVariantType *type);
 GVariant *(g_variant_ref_sink)(GVariant *value);
 void (g_variant_unref)(GVariant *value);
 void (g_variant_builder_init)(GVariantBuilder *builder, const GVariantType *type);
 void (g_variant_builder_add)(GVariantBuilder *builder, const gchar *format_string, ...);
 GVariant *(g_variant_builder_end)(GVariantBuilder *builder);
-GVariant *(g_variant_new_fixed_array)(const GVariantType *element_type, gconstpointer elements, gsize n_elements,
-                                     gsize element_size);
-gconstpointer (g_variant_get_fixed_array)(GVariant *value, gsize *n_elements, gsize element_size);
 
 /// Not loaded: called only by programs that link libsecret themselves (the benchmark's raw limit).
 gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const gchar *item_path,
@@ -201,7 +203,7 @@ gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const 
     X(secret_service_get_type) X(secret_service_open_sync) X(secret_service_get_session_dbus_path) \
     X(secret_service_ensure_session) X(secret_service_ensure_session_finish) \
     X(secret_service_read_alias_dbus_path_sync) X(secret_service_search_for_dbus_paths_sync) \
-    X(secret_service_get_secrets_for_dbus_paths_sync) X(secret_service_create_item_dbus_path_sync) \
+    X(secret_service_get_secrets_for_dbus_paths_sync) \
     X(secret_service_encode_dbus_secret) X(secret_service_decode_dbus_secret) X(secret_value_new) \
     X(secret_value_get) X(secret_value_unref) X(secret_error_get_quark) \
     X(g_bus_get_sync) X(g_dbus_connection_call_sync) X(g_dbus_connection_call) X(g_dbus_connection_call_finish) \
@@ -215,7 +217,8 @@ gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const 
     X(g_variant_get_child_value) X(g_variant_n_children) X(g_variant_get_boolean) X(g_variant_is_of_type) \
     X(g_variant_ref_sink) X(g_variant_unref) X(g_variant_builder_init) X(g_variant_builder_add) \
     X(g_variant_builder_end) \
-    X(g_variant_new_fixed_array) X(g_variant_get_fixed_array) \
+    X(g_variant_get_string) X(g_timeout_source_new) X(g_source_set_callback) X(g_source_attach) X(g_source_destroy) \
+    X(g_source_unref) \
     X(g_dbus_connection_add_filter) X(g_dbus_connection_remove_filter) X(g_dbus_connection_signal_subscribe) X(g_dbus_connection_signal_unsubscribe) X(g_dbus_message_get_message_type) \
     X(g_dbus_message_get_interface) X(g_dbus_message_get_member) X(g_dbus_message_get_path) X(g_dbus_message_get_body) X(g_hash_table_replace) X(g_hash_table_size) X(g_hash_table_remove_all)
 
@@ -274,7 +277,6 @@ _Static_assert(sizeof(GError) == sizeof(struct ss_GError) && offsetof(GError, do
 #define secret_service_read_alias_dbus_path_sync (securestore_glib()->secret_service_read_alias_dbus_path_sync)
 #define secret_service_search_for_dbus_paths_sync (securestore_glib()->secret_service_search_for_dbus_paths_sync)
 #define secret_service_get_secrets_for_dbus_paths_sync (securestore_glib()->secret_service_get_secrets_for_dbus_paths_sync)
-#define secret_service_create_item_dbus_path_sync (securestore_glib()->secret_service_create_item_dbus_path_sync)
 #define secret_service_encode_dbus_secret (securestore_glib()->secret_service_encode_dbus_secret)
 #define secret_service_decode_dbus_secret (securestore_glib()->secret_service_decode_dbus_secret)
 #define secret_value_new (securestore_glib()->secret_value_new)
@@ -320,14 +322,18 @@ _Static_assert(sizeof(GError) == sizeof(struct ss_GError) && offsetof(GError, do
 #define g_variant_get_child_value (securestore_glib()->g_variant_get_child_value)
 #define g_variant_n_children (securestore_glib()->g_variant_n_children)
 #define g_variant_get_boolean (securestore_glib()->g_variant_get_boolean)
+#define g_variant_get_string (securestore_glib()->g_variant_get_string)
+#define g_timeout_source_new (securestore_glib()->g_timeout_source_new)
+#define g_source_set_callback (securestore_glib()->g_source_set_callback)
+#define g_source_attach (securestore_glib()->g_source_attach)
+#define g_source_destroy (securestore_glib()->g_source_destroy)
+#define g_source_unref (securestore_glib()->g_source_unref)
 #define g_variant_is_of_type (securestore_glib()->g_variant_is_of_type)
 #define g_variant_ref_sink (securestore_glib()->g_variant_ref_sink)
 #define g_variant_unref (securestore_glib()->g_variant_unref)
 #define g_variant_builder_init (securestore_glib()->g_variant_builder_init)
 #define g_variant_builder_add (securestore_glib()->g_variant_builder_add)
 #define g_variant_builder_end (securestore_glib()->g_variant_builder_end)
-#define g_variant_new_fixed_array (securestore_glib()->g_variant_new_fixed_array)
-#define g_variant_get_fixed_array (securestore_glib()->g_variant_get_fixed_array)
 #define g_dbus_connection_add_filter (securestore_glib()->g_dbus_connection_add_filter)
 #define g_dbus_connection_remove_filter (securestore_glib()->g_dbus_connection_remove_filter)
 #define g_dbus_connection_signal_subscribe (securestore_glib()->g_dbus_connection_signal_subscribe)

@@ -85,9 +85,13 @@ public final class SecretServiceBackend: StorageBackend {
             } catch {
                 // A daemon that did not answer gets no second wait; a transaction that wrote is not repeated.
                 if txn.wrote || connection.timedOut { attempt.retryable = false }
-                txn.rollBack()
+                let left = txn.rollBack()
                 if connection.broken { slot = nil }   // reconnect on the retry or the next transaction
-                throw error
+                guard left > 0, error.code != .outcomeUnknown else { throw error }
+                // Changes made before the failure that could not be undone: the call was done in part.
+                throw SecureStoreError(.outcomeUnknown, error.message + " This call had already made \(left) change"
+                    + (left == 1 ? "" : "s") + " that could not be undone, so \(left == 1 ? "it" : "they") may remain. "
+                    + "Run it again once the keyring answers: an import or migrate recognises the items it already stored.")
             }
         }
     }
@@ -123,7 +127,7 @@ final class InsertionSequence: @unchecked Sendable {   // used only under the ba
 
     /// The largest sequence of the namespace's items (0 when it has none).
     private func largest(connection: Connection, namespace: String) throws(SecureStoreError) -> UInt64 {
-        let paths = try connection.search([Mapping.scope(namespace: namespace)], checkingLock: false)
+        let paths = try connection.search([Mapping.scope(namespace: namespace)], checkingLock: false, session: false)
         var largest: UInt64 = 0
         for (path, item) in zip(paths, try connection.load(paths, secrets: false)) {
             largest = max(largest, try SecretServiceTransaction.decode(item.attributes, Data(), path: path).sequence)

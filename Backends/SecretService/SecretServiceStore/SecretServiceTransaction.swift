@@ -39,10 +39,10 @@ public struct SecretServiceTransaction: StorageTransaction {
     /// Searches. A writing transaction's first search travels with the collection's lock check. A reading one
     /// asks only when its first search finds nothing (unlocked matches show the collection unlocked, locked
     /// ones fail the search), so a locked collection is `interactionNotAllowed`, never an empty result.
-    private mutating func search(_ queries: [[String: String]]) throws(SecureStoreError) -> [String] {
+    private mutating func search(_ queries: [[String: String]], session: Bool = false) throws(SecureStoreError) -> [String] {
         let writing = sequence != nil
-        let paths = try connection.search(queries, checkingLock: writing && !lockChecked)
-        if !lockChecked, !writing, paths.isEmpty { _ = try connection.search([], checkingLock: true) }
+        let paths = try connection.search(queries, checkingLock: writing && !lockChecked, session: session)
+        if !lockChecked, !writing, paths.isEmpty { _ = try connection.search([], checkingLock: true, session: false) }
         lockChecked = true
         return paths
     }
@@ -95,19 +95,28 @@ public struct SecretServiceTransaction: StorageTransaction {
         } else {
             searches = [plain]
         }
-        let records = try load(try search(searches))
-        for known in records { self.known[known.record.persistentRef] = known }
+        // A read that returns no secrets (a listing, attributes, references) makes no GetSecrets call.
+        let secrets = filter.needsData || sequence != nil
+        let records = try load(try search(searches, session: secrets), secrets: secrets)
+        if secrets { for known in records { self.known[known.record.persistentRef] = known } }
         return records.map(\.record)
     }
 
-    /// Attributes and secrets of these items (one bulk GetSecrets, the attribute reads with it), in
-    /// insertion order.
-    private func load(_ paths: [String]) throws(SecureStoreError) -> [Known] {
+    /// Attributes (and secrets when `secrets`: one bulk GetSecrets, the attribute reads with it) of these items,
+    /// in insertion order. Without secrets, each record's data is nil.
+    private func load(_ paths: [String], secrets: Bool) throws(SecureStoreError) -> [Known] {
         guard !paths.isEmpty else { return [] }
-        let items = try connection.load(paths, secrets: true)
+        let items = try connection.load(paths, secrets: secrets)
         var out: [Known] = []
         out.reserveCapacity(paths.count)
         for (path, item) in zip(paths, items) {
+            guard secrets else {
+                var known = try Self.decode(item.attributes, Data(), path: path)
+                let r = known.record
+                known.record = ItemRecord(persistentRef: r.persistentRef, itemClass: r.itemClass, attributes: r.attributes, data: nil)
+                out.append(known)
+                continue
+            }
             guard let data = item.secret else {
                 throw SecureStoreError(.io, "Secret Service returned no secret for item \(path).")
             }
@@ -205,8 +214,12 @@ public struct SecretServiceTransaction: StorageTransaction {
     }
 
     /// Best effort: undoes this transaction's writes in reverse order (a removed item that is gone is
-    /// re-created with its attributes, sequence and secret, so it keeps its place). Failures here are ignored.
-    mutating func rollBack() {
+    /// re-created with its attributes, sequence and secret, so it keeps its place). Returns how many writes
+    /// could not be undone (a failed step is skipped). Nothing is attempted once the daemon stopped answering.
+    mutating func rollBack() -> Int {
+        defer { undo = [] }
+        guard !connection.timedOut else { return undo.count }
+        var failed = 0
         for step in undo.reversed() {
             do throws(SecureStoreError) {
                 switch step {
@@ -219,14 +232,15 @@ public struct SecretServiceTransaction: StorageTransaction {
                                           label: Mapping.label(of: old.record), secret: old.record.data ?? Data())
                 case .removed(let old):
                     let probes = Mapping.refSearches(namespace: namespace, ref: old.record.persistentRef)
-                    if try connection.search(probes, checkingLock: false).isEmpty {
+                    if try connection.search(probes, checkingLock: false, session: false).isEmpty {
                         _ = try create(old.record, sequence: old.sequence)
                     }
                 }
             } catch {
+                failed += 1
                 continue
             }
         }
-        undo = []
+        return failed
     }
 }
