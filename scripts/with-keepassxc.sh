@@ -11,7 +11,7 @@ command -v keepassxc >/dev/null && command -v keepassxc-cli >/dev/null || {
 exec dbus-run-session -- bash -c '
   set -euo pipefail
   home="$(mktemp -d)"
-  trap "kill \$kp 2>/dev/null || true; wait \$kp 2>/dev/null || true; rm -rf \"$home\"" EXIT
+  trap "pkill -f \"keepassxc --pw-stdin $home/test.kdbx\" 2>/dev/null || true; sleep 0.2; rm -rf \"$home\"" EXIT
   export HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache"
   export XDG_RUNTIME_DIR="$home/runtime" QT_QPA_PLATFORM=offscreen SECURESTORE_IN_KEYRING_BUS=1
   mkdir -p -m 700 "$XDG_CONFIG_HOME/keepassxc" "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR"
@@ -42,7 +42,8 @@ SingleInstance=false
 RememberLastDatabases=false
 RememberLastKeyFiles=false
 OpenPreviousDatabasesOnStartup=false
-AutoSaveAfterEveryChange=true
+AutoSaveAfterEveryChange=false
+AutoSaveOnExit=true
 UpdateCheckMessageShown=true
 [GUI]
 MinimizeOnStartup=true
@@ -58,6 +59,25 @@ ConfirmDeleteItem=false
 ConfirmAccessItem=false
 UnlockBeforeSearch=false
 INI
+  # Starts KeePassXC on the database and waits until its collection is unlocked; tests that kill or lock the
+  # provider restart it with this script (SECURESTORE_SECRET_SERVICE_RESTART).
+  cat > "$home/restart.sh" <<SH
+#!/usr/bin/env bash
+set -euo pipefail
+pkill -f "keepassxc --pw-stdin $home/test.kdbx" 2>/dev/null || true
+for i in \$(seq 1 100); do pgrep -f "keepassxc --pw-stdin $home/test.kdbx" >/dev/null || break; sleep 0.05; done
+printf "%s\\n" "$password" | setsid keepassxc --pw-stdin "$home/test.kdbx" >>"$home/keepassxc.log" 2>&1 &
+for i in \$(seq 1 300); do
+  dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \\
+    org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true" &&
+  dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets/collection/test \\
+    org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked 2>/dev/null |
+    grep -q "boolean false" && exit 0
+  sleep 0.1
+done
+exit 1
+SH
+  chmod +x "$home/restart.sh"
   printf "%s\n" "$password" | keepassxc --pw-stdin "$home/test.kdbx" >"$home/keepassxc.log" 2>&1 &
   kp=$!
   # Ready when it owns the name and its collection (named after the database file) is unlocked.
@@ -74,6 +94,6 @@ INI
     sleep 0.1
   done
   case "$locked" in *"boolean false"*) ;; *) cat "$home/keepassxc.log" >&2; echo "with-keepassxc: not unlocked" >&2; exit 69 ;; esac
-  export SECURESTORE_SECRET_SERVICE_PROVIDER=keepassxc
+  export SECURESTORE_SECRET_SERVICE_PROVIDER=keepassxc SECURESTORE_SECRET_SERVICE_RESTART="$home/restart.sh"
   "$@"
 ' bash "$@"

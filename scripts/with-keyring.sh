@@ -18,5 +18,8 @@ exec dbus-run-session -- bash -c '
       org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true" && break
     sleep 0.05
   done
+  # Tests that kill or lock the provider restart it unlocked with this command.
+  export SECURESTORE_SECRET_SERVICE_PROVIDER=gnome-keyring
+  export SECURESTORE_SECRET_SERVICE_RESTART="printf %s \"\$SECURESTORE_KEYRING_PASSWORD\" | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null 2>&1"
   "$@"
 ' bash "$@"

@@ -36,7 +36,7 @@ struct LibraryTests {
         let flags = try #require(Self.headerFlags)
         let dir = packageRoot.appendingPathComponent("Backends/SecretService/CSecret").path
         let source = FileManager.default.temporaryDirectory.appendingPathComponent("ss-glib-check-\(UUID().uuidString).c")
-        try Data("#include \"shim.h\"\n#include \"calls.h\"\n#include \"watch.h\"\n".utf8).write(to: source)
+        try Data("#include \"shim.h\"\n#include \"calls.h\"\n#include \"watch.h\"\n#include \"raw.h\"\n".utf8).write(to: source)
         defer { try? FileManager.default.removeItem(at: source) }
         let (status, output) = try Self.run(compiler, ["-fsyntax-only", "-Werror", "-Wall", "-DSS_GLIB_CHECK", "-I", dir]
                                             + flags + [source.path])

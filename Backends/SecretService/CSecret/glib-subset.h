@@ -40,8 +40,8 @@ typedef struct ss_GError GError;
 typedef struct ss_GHashTableIter GHashTableIter;
 typedef struct ss_GVariantBuilder GVariantBuilder;
 /// Complete here only so Swift keeps typed pointers to them; their fields are never read.
-typedef struct _SecretService { gpointer ss_private; } SecretService;
-typedef struct _GCancellable { gpointer ss_private; } GCancellable;
+typedef struct ss_SecretService { gpointer ss_private; } SecretService;
+typedef struct ss_GCancellable { gpointer ss_private; } GCancellable;
 // Opaque.
 typedef struct _GAsyncResult GAsyncResult;
 typedef struct _GDBusConnection GDBusConnection;
@@ -194,7 +194,10 @@ void (g_variant_builder_init)(GVariantBuilder *builder, const GVariantType *type
 void (g_variant_builder_add)(GVariantBuilder *builder, const gchar *format_string, ...);
 GVariant *(g_variant_builder_end)(GVariantBuilder *builder);
 
-/// Not loaded: called only by programs that link libsecret themselves (the benchmark's raw limit).
+/// Not loaded: called only by programs that link libsecret themselves (the benchmark's raw limit, raw.h).
+gchar *(secret_service_create_item_dbus_path_sync)(SecretService *self, const gchar *collection_path, GHashTable *properties,
+                                                   SecretValue *value, SecretItemCreateFlags flags,
+                                                   GCancellable *cancellable, GError **error);
 gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const gchar *item_path,
                                                      GCancellable *cancellable, GError **error);
 

@@ -79,10 +79,26 @@ func daemonPID() -> Int32? {
     return Int32(reply[range.upperBound...].prefix { $0.isNumber })
 }
 
+/// Restarts the provider unlocked: the command scripts/with-keyring.sh or scripts/with-keepassxc.sh exports
+/// (gnome-keyring by default, as under with-keyring.sh); waits until its collection answers unlocked.
 func restartUnlocked() {
-    _ = shell("printf '%s' \"$SECURESTORE_KEYRING_PASSWORD\" | gnome-keyring-daemon --replace --unlock "
-              + "--components=secrets >/dev/null 2>&1", capture: false)
+    let command = ProcessInfo.processInfo.environment["SECURESTORE_SECRET_SERVICE_RESTART"]
+        ?? "printf '%s' \"$SECURESTORE_KEYRING_PASSWORD\" | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null 2>&1"
+    _ = shell(command, capture: false)
     waitFor(true)
+    for _ in 0..<200 where !shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets \(collectionPath()) "
+                                  + "org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked")
+                                  .contains("boolean false") {
+        usleep(50_000)
+    }
+}
+
+/// The object path of the default collection (gnome-keyring's login, KeePassXC's database).
+func collectionPath() -> String {
+    let reply = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
+                      + "org.freedesktop.Secret.Service.ReadAlias string:default")
+    guard let range = reply.range(of: "object path \"") else { return "/org/freedesktop/secrets/collection/login" }
+    return String(reply[range.upperBound...].prefix { $0 != "\"" })
 }
 
 let item = NewItem(.genericPassword, [.service: "probe", .account: "probe"], data: Data("x".utf8))
@@ -193,7 +209,7 @@ case "locked":
     guard step("open", { () throws(SecureStoreError) in store = try SecretServiceStore(namespace: namespace) }) else { exit(1) }
     step("add") { () throws(SecureStoreError) in try store?.add(item) }
     _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets "
-              + "org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login")
+              + "org.freedesktop.Secret.Service.Lock array:objpath:\(collectionPath())")
     step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
     step("lockedMissing") { () throws(SecureStoreError) in
         _ = try store?.items(matching: ItemQuery(.genericPassword, [.service: "probe", .account: "missing"]))
