@@ -84,8 +84,10 @@ let package = Package(
         .target(name: "SecureStoreSecretService", dependencies: ["SecureStore", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
-        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"],
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport", "CProbe"],
                           path: "Tests/Workers/SecretServiceProbe"),
+        // Stops or kills the Secret Service daemon as the probe sends a chosen call (the fault tests).
+        .systemLibrary(name: "CProbe", path: "Tests/Workers/CProbe"),
 
         // libpq's headers only (libpq-dev): the backend opens libpq.so.5 at its first use, so nothing links it.
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ"),

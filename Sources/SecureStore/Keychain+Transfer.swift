@@ -5,9 +5,13 @@ public protocol RecordTransfer: SecureStore {
     func exportRecords() throws(SecureStoreError) -> [ItemRecord]
     /// Adds `records` in one transaction: all or nothing where ``SecureStore/guarantees`` has
     /// ``StorageGuarantees/atomicWrites``; elsewhere a failure midway is undone best effort
-    /// (``StorageGuarantees/transferPromise`` says it in words).
-    /// - Throws: `duplicateItem` if a record's uniqueness key or persistent reference is already taken (or
-    ///   taken twice among `records`); `missingEntitlement` for an access group this store was not given.
+    /// (``StorageGuarantees/transferPromise`` says it in words). A record the store already holds exactly (same
+    /// reference, class, attributes and secret: an earlier import of the same records that was interrupted,
+    /// on a store that could not undo it) is recognised and left as it is, so running an import again
+    /// finishes the job.
+    /// - Returns: how many records were added (the rest were already there).
+    /// - Throws: `duplicateItem` if a record's uniqueness key or persistent reference is taken by another item
+    ///   (or taken twice among `records`); `missingEntitlement` for an access group this store was not given.
     @discardableResult
     func importRecords(_ records: [ItemRecord]) throws(SecureStoreError) -> Int
 }
@@ -34,19 +38,24 @@ extension Keychain: RecordTransfer {
             }
         }
         return try backend.write { (txn: inout Backend.Transaction) throws(SecureStoreError) in
-            let clashes = try txn.find(RecordFilter(uniqueKeys: Array(keys)))
-            if let clash = clashes.first(where: { keys.contains($0.uniqueKey) }) {
+            let byRef = Dictionary(records.map { ($0.persistentRef, $0) }, uniquingKeysWith: { a, _ in a })
+            var present = Set<PersistentRef>()
+            for clash in try txn.find(RecordFilter(uniqueKeys: Array(keys))) where keys.contains(clash.uniqueKey) {
+                if byRef[clash.persistentRef] == clash {   // this very record, stored by an earlier import
+                    present.insert(clash.persistentRef)
+                    continue
+                }
                 throw SecureStoreError(.duplicateItem,
                     "The target already has \(clash.itemClass.withArticle) with the same uniqueness key as an item to import; "
                     + "nothing was imported.")
             }
-            for record in records {
+            for record in records where !present.contains(record.persistentRef) {
                 if try !txn.find(RecordFilter(persistentRef: record.persistentRef)).isEmpty {
                     throw SecureStoreError(.duplicateItem, "The target already holds an item to import; nothing was imported.")
                 }
                 try txn.insert(record)
             }
-            return records.count
+            return records.count - present.count
         }
     }
 }

@@ -52,11 +52,12 @@ enum Transfer {
         let secret = try passphrase(confirm: false)
         let target = try transferable(try context.open(creating: true))
         progress("importing into \(target.storeDescription): \(target.guarantees.transferPromise)")
-        let n = try Commands.store { () throws(SecureStoreError) -> Int in
+        let (n, total) = try Commands.store { () throws(SecureStoreError) -> (Int, Int) in
             let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
-            return try target.importRecords(try source.exportRecords())
+            let records = try source.exportRecords()
+            return (try target.importRecords(records), records.count)
         }
-        StandardStreams.report("imported \(n) item(s) from \(input)")
+        StandardStreams.report("imported \(n) item(s) from \(input)" + Self.alreadyThere(total - n))
     }
 
     /// Copies every record into the store another config selects, in one transaction (atomic where the target's
@@ -70,7 +71,8 @@ enum Transfer {
         let all = try records(source)
         progress("copying \(all.count) item(s) from \(source.storeDescription) to \(target.storeDescription): "
             + target.guarantees.transferPromise)
-        try Commands.store { () throws(SecureStoreError) in try target.importRecords(all) }
+        let added = try Commands.store { () throws(SecureStoreError) in try target.importRecords(all) }
+        if added < all.count { progress("\(all.count - added) item(s) were already in the target (an earlier migrate)") }
         let copied = Dictionary(try records(target).map { ($0.persistentRef, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, record) in all.enumerated() {
             guard copied[record.persistentRef] == record else {
@@ -80,6 +82,12 @@ enum Transfer {
             if i % 50 == 49 || i == all.count - 1 { progress("verified \(i + 1)/\(all.count)", done: i == all.count - 1) }
         }
         StandardStreams.report("migrated \(all.count) item(s); every copy verified; the source is unchanged")
+    }
+
+    /// How a report says that items were already there: an earlier import or migrate that was interrupted
+    /// stored them, and this run finished the job.
+    static func alreadyThere(_ count: Int) -> String {
+        count == 0 ? "" : "; \(count) item(s) were already there, exactly as in the file (an earlier import stored them)"
     }
 
     /// A progress line: redrawn in place on a terminal, one plain line otherwise.

@@ -4,7 +4,8 @@ import SecureStore
 import SecureStoreSecretService
 import TestSupport
 
-/// The Secret Service backend against a real gnome-keyring. Run under `scripts/with-keyring.sh`.
+/// The Secret Service backend against a real provider: gnome-keyring under `scripts/with-keyring.sh`, KeePassXC under
+/// `scripts/with-keepassxc.sh` (scripts/test.sh runs these suites under both).
 /// Tests that kill or lock the daemon run the probe executable in a private bus of their own, so they
 /// never disturb the daemon other tests use.
 @Suite("SecretService", .serialized, .timeLimit(.minutes(2)), .requires(.secretService))
@@ -85,11 +86,66 @@ struct SecretServiceStoreTests {
         return out
     }
 
-    /// A probe scenario in a private bus with its own unlocked gnome-keyring.
+    /// The script that starts the provider these tests run on in a private bus: KeePassXC under
+    /// scripts/with-keepassxc.sh, gnome-keyring otherwise.
+    static var providerScript: String {
+        packageRoot.appendingPathComponent(ProcessInfo.processInfo.environment["SECURESTORE_SECRET_SERVICE_PROVIDER"] == "keepassxc"
+            ? "scripts/with-keepassxc.sh" : "scripts/with-keyring.sh").path
+    }
+
+    /// A probe scenario in a private bus with its own unlocked provider (the one these tests run on).
     static func privateBusProbe(_ scenario: String) throws -> [String: (code: String, ms: Int, message: String)] {
-        let output = try run([packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, probe, scenario],
-                             environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
-        return steps(output.stdout)
+        try privateBusProbeOutput(scenario).steps
+    }
+
+    static func privateBusProbeOutput(_ scenario: String) throws
+        -> (steps: [String: (code: String, ms: Int, message: String)], measures: [String: String])
+    {
+        let output = try run([providerScript, probe, scenario], environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
+        var measures: [String: String] = [:]
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("measure ") {
+            let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+            if parts.count == 3 { measures[parts[1]] = parts[2] }
+        }
+        return (steps(output.stdout), measures)
+    }
+
+    @Test("daemon stopped as CreateItem reaches it: outcomeUnknown (never notAvailable), and the item is there once it continues")
+    func stoppedAtCreate() throws {
+        let (steps, measures) = try Self.privateBusProbeOutput("stopAtCreate")
+        #expect(steps["add"]?.code == "ok", "\(String(describing: steps["add"]))")
+        #expect(steps["stoppedAdd"]?.code == "outcomeUnknown", "\(String(describing: steps["stoppedAdd"]))")
+        #expect(steps["stoppedAdd"]?.message.contains("may or may not") == true)
+        // gnome-keyring creates it once it continues (so "nothing happened" would have been wrong); KeePassXC answers
+        // CreateItem with a prompt that nobody completes after the caller gave up, so it creates nothing.
+        #expect(measures["existsAfter"] == (onKeePassXC ? "0" : "1"), "\(measures)")
+        #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+    }
+
+    @Test("daemon stopped at the first Delete of 4: outcomeUnknown after one wait; the report matches what the daemon did")
+    func stoppedAtDelete() throws {
+        let (steps, measures) = try Self.privateBusProbeOutput("stopAtDelete")
+        let stopped = try #require(steps["stoppedDelete"])
+        #expect(stopped.code == "outcomeUnknown", "\(stopped)")
+        // One wait for the whole delete: the calls in flight (the write window, 2) end with the first silence and
+        // the rest are never sent (not 4 call timeouts of 5 s, nor an undo that waits again per item).
+        #expect(stopped.message.contains("0 of 4 changes confirmed before; 2 sent without an answer; 2 not sent"), "\(stopped.message)")
+        #expect(stopped.ms < 3 * Int(SecretServiceBackend.callTimeoutMilliseconds), "waited more than once: \(stopped.ms) ms")
+        // The 2 never sent are still there; the 2 sent were carried out once gnome-keyring continued (KeePassXC
+        // answers each Delete with a prompt that nobody completes after the caller gave up: it deletes nothing).
+        #expect(measures["remainingAfter"] == (onKeePassXC ? "4" : "2"), "\(measures)")
+        #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+    }
+
+    @Test("daemon killed at the 10th CreateItem of a 30-item import: outcomeUnknown; the import run again finishes the job")
+    func killedDuringImport() throws {
+        let (steps, measures) = try Self.privateBusProbeOutput("killAtImport")
+        #expect(steps["killedImport"]?.code == "outcomeUnknown", "\(String(describing: steps["killedImport"]))")
+        #expect(steps["secondImport"]?.code == "ok", "\(String(describing: steps["secondImport"]))")
+        let before = Int(measures["before"] ?? "") ?? -1, added = Int(measures["added"] ?? "") ?? -1
+        // gnome-keyring keeps the 9 it stored; KeePassXC (saving on exit, not after every change) loses them.
+        #expect(before == 9 || (onKeePassXC && before == 0), "\(measures)")
+        #expect(before + added == 30 && measures["count"] == "30", "\(measures)")
     }
 
     @Test("an item stored through the backend is read by secret-tool lookup")
@@ -205,7 +261,7 @@ struct SecretServiceStoreTests {
         #expect(Self.steps(unset.stdout)["open"]?.code == "notAvailable")
     }
 
-    @Test("gnome-keyring killed mid-run: clear error, then works again after a restart")
+    @Test("the provider killed mid-run: clear error, then works again after a restart")
     func daemonKilled() throws {
         let steps = try Self.privateBusProbe("killed")
         #expect(steps["open"]?.code == "ok")
@@ -216,7 +272,7 @@ struct SecretServiceStoreTests {
         #expect(steps["clear"]?.code == "ok")
     }
 
-    @Test("gnome-keyring not answering: notAvailable within the call timeout, then works again")
+    @Test("the provider not answering a read: notAvailable within the call timeout, then works again")
     func daemonStopped() throws {
         let steps = try Self.privateBusProbe("stopped")
         #expect(steps["add"]?.code == "ok")
@@ -225,9 +281,9 @@ struct SecretServiceStoreTests {
         #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
     }
 
-    @Test("gnome-keyring stopped: 32 concurrent async lookups each answer within their 1 s timeout; a task ticking every 10 ms is not delayed")
+    @Test("the provider stopped: 32 concurrent async lookups each answer within their 1 s timeout; a task ticking every 10 ms is not delayed")
     func asyncLookupsWhileStopped() throws {
-        let output = try Self.run([packageRoot.appendingPathComponent("scripts/with-keyring.sh").path, Self.probe, "asyncStopped"],
+        let output = try Self.run([Self.providerScript, Self.probe, "asyncStopped"],
                                   environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
         let steps = Self.steps(output.stdout)
         var measures: [String: String] = [:]

@@ -239,6 +239,12 @@ static inline int ss_call_unanswered(const SSCall *c) {
         || (e->domain == G_DBUS_ERROR && (e->code == G_DBUS_ERROR_NO_REPLY || e->code == G_DBUS_ERROR_DISCONNECTED));
 }
 
+/// Whether a finished call's daemon (or bus) went away before answering, rather than staying silent.
+static inline int ss_call_gone(const SSCall *c) {
+    const GError *e = c->error;
+    return e && e->domain == G_DBUS_ERROR && (e->code == G_DBUS_ERROR_NO_REPLY || e->code == G_DBUS_ERROR_DISCONNECTED);
+}
+
 /// Collection.CreateItem({Label, Attributes}, secret encoded for libsecret's session, replace = false) → (item, prompt).
 /// 0 when the secret cannot be encoded for the session (nothing started).
 static inline int ss_start_create_item(SecretService *s, const char *collection, const char *label, GHashTable *attributes,

@@ -56,7 +56,8 @@ extension Connection {
             timedOut = true
             broken = true
             let sent = calls.filter { $0.pointee.sent != 0 }.count
-            throw noAnswer(doing: what(unanswered), writes: writes, confirmed: unanswered, sent: sent, of: count)
+            throw noAnswer(doing: what(unanswered), writes: writes, confirmed: unanswered, sent: sent, of: count,
+                           gone: ss_call_gone(calls[unanswered]) != 0)
         }
         if let failure { throw failure }
         self.context = context
@@ -82,7 +83,7 @@ extension Connection {
             if ss_call_unanswered(call) != 0 {
                 timedOut = true
                 broken = true
-                throw noAnswer(doing: what + " (its prompt)", writes: true, confirmed: 0, sent: 1, of: 1)
+                throw noAnswer(doing: what + " (its prompt)", writes: true, confirmed: 0, sent: 1, of: 1, gone: ss_call_gone(call) != 0)
             }
             throw fail(ss_call_take_error(call), doing: what + " (its prompt)")
         }
@@ -105,8 +106,9 @@ extension Connection {
 
     /// No answer in time: reads are `notAvailable` (nothing changed); writes whose request was sent are
     /// `outcomeUnknown`.
-    private func noAnswer(doing what: String, writes: Bool, confirmed: Int, sent: Int, of count: Int) -> SecureStoreError {
-        let silence = "\(provider) did not answer within \(Self.timeout) ms while \(what)"
+    private func noAnswer(doing what: String, writes: Bool, confirmed: Int, sent: Int, of count: Int, gone: Bool) -> SecureStoreError {
+        let silence = gone ? "The Secret Service went away (its process ended) before answering while \(what); now: \(provider)"
+            : "\(provider) did not answer within \(Self.timeout) ms while \(what)"
         guard writes else {
             return SecureStoreError(.notAvailable, "Secret Service not available: \(silence); \(Self.hint).")
         }
