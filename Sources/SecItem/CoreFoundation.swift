@@ -104,6 +104,10 @@ enum TypeIDs {
     static let error: CFTypeID = 43
     static let null: CFTypeID = 16
     static let accessControl: CFTypeID = 300
+    static let key: CFTypeID = 301
+    static let certificate: CFTypeID = 302
+    static let identity: CFTypeID = 303
+    static let policy: CFTypeID = 304
     static let other: CFTypeID = 1
 }
 
@@ -112,6 +116,10 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     guard let cf else { return TypeIDs.other }
     switch cf {
     case is SecAccessControl: return TypeIDs.accessControl
+    case is SecKey: return TypeIDs.key
+    case is SecCertificate: return TypeIDs.certificate
+    case is SecIdentity: return TypeIDs.identity
+    case is SecPolicy: return TypeIDs.policy
     case let n as NSNumber: return NumberKind(n).isBool ? TypeIDs.boolean : TypeIDs.number
     case is NSString: return TypeIDs.string
     case is NSData: return TypeIDs.data
