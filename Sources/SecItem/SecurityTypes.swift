@@ -30,7 +30,7 @@ public final class SecKey: NSObject, @unchecked Sendable {
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? SecKey else { return false }
-        return other.keyData == keyData && NSDictionary(dictionary: other.keyAttributes).isEqual(keyAttributes)
+        return other.keyData == keyData && NSDictionary(dictionary: other.keyAttributes).isEqual(to: keyAttributes as [String: Any])
     }
 
     public override var hash: Int { keyData.hashValue }
