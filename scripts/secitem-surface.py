@@ -66,6 +66,25 @@ LINUX_MEANINGS = {
 MACOS_DIALECT_NOTE = "macOS-only key: SecItem treats it as MacOSDialect.md lists"
 SSL_NOTE = "status number only (no TLS here)"
 
+# The keychain part of SecKey.h; its other declarations (signing, encryption, key exchange, SecKeyAlgorithm,
+# SecPadding, the OS X-only CSSM functions) are cryptography, counted as out of scope.
+SECKEY_KEYCHAIN_PART = {"kSecPrivateKeyAttrs", "kSecPublicKeyAttrs", "SecKeyGetTypeID", "SecKeyGeneratePair",
+                        "SecKeyCreateRandomKey", "SecKeyCreateWithData", "SecKeyGetBlockSize",
+                        "SecKeyCopyExternalRepresentation", "SecKeyCopyAttributes", "SecKeyCopyPublicKey"}
+
+
+def in_scope(header, decl):
+    """Whether a declaration is part of the surface: SecKey.h's keychain part only; SecCertificate.h without its
+    OS X-only legacy (CSSM) section; SecBase.h without the OS X-only Opaque…Ref struct names; all of the rest."""
+    if header == "SecKey.h":
+        return decl["name"] in SECKEY_KEYCHAIN_PART
+    if header == "SecCertificate.h":
+        return decl["block"] != "osx"
+    if header == "SecBase.h":
+        return not decl["name"].startswith("Opaque")
+    return True
+
+
 # The Core Foundation and Foundation pieces (name, kind, Swift type, usage in the compile test, note, source).
 # `usage` is Swift code in a function body; it must compile in both language modes.
 FOUNDATION_PIECES = [
@@ -232,13 +251,20 @@ def parse(path):
     for line in lines:
         s = line.strip()
         if s.startswith("#if"):
-            stack.append("osx" if re.search(r"SEC_OS_OSX|TARGET_OS_OSX", s) else
+            stack.append("cplusplus" if "__cplusplus" in s else
+                         "osx" if re.search(r"SEC_OS_OSX|TARGET_OS_OSX", s) else
                          "iphone" if "TARGET_OS_IPHONE" in s else "")
+        elif s.startswith("#else") and stack:
+            stack[-1] = {"osx": "iphone", "iphone": "osx", "cplusplus": ""}.get(stack[-1], "")
         elif s.startswith("#endif") and stack:
             stack.pop()
-        block_of_line.append(next((b for b in reversed(stack) if b), ""))
+        block_of_line.append("cplusplus" if "cplusplus" in stack else next((b for b in reversed(stack) if b), ""))
     # Blank preprocessor lines, keep line structure to map positions to blocks.
-    text = "\n".join(" " * len(l) if l.strip().startswith("#") else l for l in lines)
+    text = "\n".join(" " * len(l) if l.strip().startswith("#") or block_of_line[i] == "cplusplus" else l
+                     for i, l in enumerate(lines))
+    # Declaration-free macros (same length, so positions stay).
+    text = re.sub(r"\b(__BEGIN_DECLS|__END_DECLS|CF_ASSUME_NONNULL_BEGIN|CF_ASSUME_NONNULL_END|CF_IMPLICIT_BRIDGING_ENABLED|"
+                  r"CF_IMPLICIT_BRIDGING_DISABLED|CF_EXTERN_C_BEGIN|CF_EXTERN_C_END)\b", lambda m: " " * len(m.group(0)), text)
     line_starts = [0]
     for l in lines:
         line_starts.append(line_starts[-1] + len(l) + 1)
@@ -259,7 +285,7 @@ def parse(path):
         option_type = spec[1] if len(spec) > 1 else None
         block = block_at(m.start())
         if option_type:
-            out.append(dict(name=option_type, kind="options", swift=option_type, platform=platform_of(m.group(5), block),
+            out.append(dict(block=block, name=option_type, kind="options", swift=option_type, platform=platform_of(m.group(5), block),
                             deprecated=False))
         for member in split_top(m.group(4)):
             member = member.strip()
@@ -273,15 +299,15 @@ def parse(path):
                 prefix = "kSecAccessControl"
                 short = name[len(prefix):] if name.startswith(prefix) else name
                 short = short[0].lower() + short[1:]
-                out.append(dict(name=name, kind="option", swift=f"{option_type}.{short}", member=short, owner=option_type,
+                out.append(dict(block=block, name=name, kind="option", swift=f"{option_type}.{short}", member=short, owner=option_type,
                                 platform=platform_of(attrs, block), deprecated=deprecated(attrs)))
             else:
-                out.append(dict(name=name, kind="status", swift="OSStatus", platform=platform_of(attrs, block),
+                out.append(dict(block=block, name=name, kind="status", swift=SCALARS.get(spec[0], spec[0]), platform=platform_of(attrs, block),
                                 deprecated=deprecated(attrs)))
     text = re.sub(r"(typedef\s+)?CF_(ENUM|OPTIONS)\([^)]*\)\s*\{.*?\}[^;]*;", lambda m: " " * len(m.group(0)), text, flags=re.S)
     # Structs with bodies: struct ATTRS Name { ... };
     for m in re.finditer(r"\bstruct\s+(API_UNAVAILABLE\([^)]*\)\s+)?(\w+)\s*\{[^}]*\}\s*;", text):
-        out.append(dict(name=m.group(2), kind="struct", swift=m.group(2), platform=platform_of(m.group(1) or "", block_at(m.start())),
+        out.append(dict(block=block_at(m.start()), name=m.group(2), kind="struct", swift=m.group(2), platform=platform_of(m.group(1) or "", block_at(m.start())),
                         deprecated=False))
     text = re.sub(r"\bstruct\s+(API_UNAVAILABLE\([^)]*\)\s+)?(\w+)\s*\{[^}]*\}\s*;", lambda m: " " * len(m.group(0)), text)
     pos = 0
@@ -292,34 +318,34 @@ def parse(path):
         if not s:
             continue
         block = block_at(start + len(stmt) - len(stmt.lstrip()))
-        m = re.match(r"extern const (\w+) (\w+)(.*)$", s)
+        m = re.search(r"\bextern const (\w+) (\w+)(.*)$", s)
         if m:
             ctype, name, attrs = m.groups()
             swift = "CFString" if ctype == "CFStringRef" else (SCALARS.get(ctype) or swift_ref(ctype)) + "?"
-            out.append(dict(name=name, kind="constant", swift=swift, platform=platform_of(attrs, block), deprecated=deprecated(attrs)))
+            out.append(dict(block=block, name=name, kind="constant", swift=swift, platform=platform_of(attrs, block), deprecated=deprecated(attrs)))
             continue
         m = re.match(r"typedef struct (?:CF_BRIDGED_TYPE\(id\) )?\w+ \*\s*(\w+)(.*)$", s)
         if m:
             name, attrs = m.groups()
-            out.append(dict(name=name, kind="type", swift=swift_ref(name), platform=platform_of(attrs, block), deprecated=False))
+            out.append(dict(block=block, name=name, kind="type", swift=swift_ref(name), platform=platform_of(attrs, block), deprecated=False))
             continue
         m = re.match(r"typedef const struct \w+ \* ?(\w+)(.*)$", s)
         if m:
-            out.append(dict(name=m.group(1), kind="typealias", swift=m.group(1), platform=platform_of(m.group(2), block), deprecated=False))
+            out.append(dict(block=block, name=m.group(1), kind="typealias", swift=m.group(1), platform=platform_of(m.group(2), block), deprecated=False))
             continue
         m = re.match(r"typedef (?:struct )?(\w+) \*?\s*(\w+)(.*)$", s)
         if m:
             base, name, attrs = m.groups()
             if base == name:   # typedef struct X X: the struct above
                 continue
-            out.append(dict(name=name, kind="typealias", swift=name, platform=platform_of(attrs, block), deprecated=False))
+            out.append(dict(block=block, name=name, kind="typealias", swift=name, platform=platform_of(attrs, block), deprecated=False))
             continue
         m = re.match(r"(.*?)\b(\w+)\((.*?)\)(.*)$", s)
         if m and not s.startswith("typedef"):
             ret, name, params, attrs = m.groups()
             if name in ("API_AVAILABLE", "CF_ENUM", "CF_OPTIONS"):
                 continue
-            out.append(dict(name=name, kind="function", swift=swift_function_type(ret, params),
+            out.append(dict(block=block, name=name, kind="function", swift=swift_function_type(ret, params),
                             platform=platform_of(attrs, block), deprecated=deprecated(attrs)))
     return out
 
@@ -379,7 +405,7 @@ def usage_line(decl):
             return f"q[{n} as String] = {n}; let _: CFString = {n}"
         return f"let _: {t} = {n}"
     if k == "status":
-        return f"let _: OSStatus = {n}"
+        return f"let _: {t} = {n}"
     if k == "function":
         return f"let _: {t} = {n}"
     if k == "type":
@@ -401,7 +427,7 @@ def main(argv):
         return 2
     folder = args[0]
     found, members = scan_sources()
-    rows, infos = [], []
+    rows, infos, out_of_scope = [], [], []
     for header in HEADERS:
         path = os.path.join(folder, header)
         if not os.path.isfile(path):
@@ -414,6 +440,9 @@ def main(argv):
             if decl["name"] in seen:   # a declaration repeated for another platform (#if blocks)
                 continue
             seen.add(decl["name"])
+            if not in_scope(header, decl):
+                out_of_scope.append((header, decl["name"]))
+                continue
             decision, note = decide(decl, found, members)
             rows.append((header, decl, decision, note))
     counts = {"provided": 0, "linux": 0, "unavailable": 0, "missing": 0}
@@ -452,7 +481,11 @@ def main(argv):
     md.append(f"| declarations | {sum(counts.values())} | {sum(pcounts.values())} | {total} |")
     md += ["", "Out of scope: the SecKey.h cryptography (SecKeyCreateSignature, SecKeyCreateEncryptedData, the",
            "SecKeyAlgorithm constants, SecKeyRaw…, SecPadding) and the OS X-only CSSM functions of SecKey.h and",
-           "SecCertificate.h: they are not the keychain.", ""]
+           "SecCertificate.h: they are not the keychain."]
+    if out_of_scope:
+        md += [f"The headers read declare {len(out_of_scope)} of them: " +
+               ", ".join(f"`{name}`" for _, name in out_of_scope) + "."]
+    md.append("")
     md += ["## Unavailable, with the reason", "", "| Declaration | Header | Reason |", "| --- | --- | --- |"]
     for header, decl, decision, note in rows:
         if decision == "unavailable":
