@@ -394,7 +394,7 @@ def decide(decl, found, members):
     if decl["kind"] == "constant" and decl["platform"] == "macOS":
         return "provided", MACOS_DIALECT_NOTE
     if name.startswith("errSSL"):
-        return "linux", SSL_NOTE
+        return "provided", SSL_NOTE
     return "provided", ""
 
 
@@ -547,6 +547,8 @@ def main(argv):
         if usage is None:
             continue
         sw.append(f"        do {{  // {name}")
+        if kind == "function":   # Apple's imported type (implicitly unwrapped parameters are optionals)
+            sw.append(f"            let _: {swift} = {name}")
         sw.append("            " + usage.replace("\n        ", "\n            "))
         sw.append("        }")
     sw += ["    }", "}", "",

@@ -696,15 +696,19 @@ enum AppleSurfaceUsage {
             let object: CFTypeRef = kSecClass; _ = object
         }
         do {  // CFEqual
+            let _: (CFTypeRef?, CFTypeRef?) -> Bool = CFEqual
             _ = CFEqual(kSecClass, kSecClass as String as NSString)
         }
         do {  // CFHash
+            let _: (CFTypeRef?) -> CFHashCode = CFHash
             _ = CFHash(kSecClass)
         }
         do {  // CFCopyDescription
+            let _: (CFTypeRef?) -> CFString? = CFCopyDescription
             _ = CFCopyDescription(kSecClass) as String
         }
         do {  // CFGetTypeID
+            let _: (CFTypeRef?) -> CFTypeID = CFGetTypeID
             _ = CFGetTypeID(kSecClass) == CFStringGetTypeID()
         }
         do {  // kCFAllocatorDefault
@@ -741,33 +745,42 @@ enum AppleSurfaceUsage {
             _ = kCFBundleLocalizationsKey as String
         }
         do {  // CFDictionaryGetCount
+            let _: (CFDictionary?) -> CFIndex = CFDictionaryGetCount
             _ = CFDictionaryGetCount([kSecClass: kSecClassGenericPassword] as CFDictionary)
         }
         do {  // CFDictionaryContainsKey
+            let _: (CFDictionary?, UnsafeRawPointer?) -> Bool = CFDictionaryContainsKey
             _ = CFDictionaryContainsKey([kSecClass: kSecClassGenericPassword] as CFDictionary, Unmanaged.passUnretained(kSecClass).toOpaque())
         }
         do {  // CFDictionaryGetValue
+            let _: (CFDictionary?, UnsafeRawPointer?) -> UnsafeRawPointer? = CFDictionaryGetValue
             let dict = [kSecValueData as String: Data([1])] as CFDictionary
             if let p = CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecValueData).toOpaque()) {
                 _ = Unmanaged<CFData>.fromOpaque(p).takeUnretainedValue() as Data
             }
         }
         do {  // CFArrayGetCount
+            let _: (CFArray?) -> CFIndex = CFArrayGetCount
             _ = CFArrayGetCount([kSecClassKey] as CFArray)
         }
         do {  // CFArrayGetValueAtIndex
+            let _: (CFArray?, CFIndex) -> UnsafeRawPointer? = CFArrayGetValueAtIndex
             if let p = CFArrayGetValueAtIndex([kSecClassKey] as CFArray, 0) { _ = Unmanaged<CFString>.fromOpaque(p).takeUnretainedValue() }
         }
         do {  // CFDataGetLength
+            let _: (CFData?) -> CFIndex = CFDataGetLength
             _ = CFDataGetLength(Data([1]) as NSData)
         }
         do {  // CFDataGetBytePtr
+            let _: (CFData?) -> UnsafePointer<UInt8>? = CFDataGetBytePtr
             _ = CFDataGetBytePtr(Data([1]) as NSData)
         }
         do {  // CFDataCreate
+            let _: (CFAllocator?, UnsafePointer<UInt8>?, CFIndex) -> CFData? = CFDataCreate
             _ = [UInt8](repeating: 7, count: 2).withUnsafeBufferPointer { CFDataCreate(nil, $0.baseAddress, 2) }
         }
         do {  // CFErrorGetCode
+            let _: (CFError?) -> CFIndex = CFErrorGetCode
             var error: Unmanaged<CFError>?
             if SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, SecAccessControlCreateFlags(rawValue: 1 << 20), &error) == nil,
                let e = error?.takeRetainedValue() { _ = CFErrorGetCode(e); _ = e as any Error }
