@@ -89,6 +89,13 @@ def in_scope(header, decl):
 # `usage` is Swift code in a function body; it must compile in both language modes.
 FOUNDATION_PIECES = [
     ("CFTypeRef", "type", "AnyObject", "let object: CFTypeRef = kSecClass; _ = object", "", "CFBase.h"),
+    ("CF types Hashable", "idiom", "Hashable & CustomStringConvertible",
+     "requireCFType(CFString.self); requireCFType(CFMutableString.self); requireCFType(CFDictionary.self)\n"
+     "        requireCFType(CFMutableDictionary.self); requireCFType(CFArray.self); requireCFType(CFMutableArray.self)\n"
+     "        requireCFType(CFData.self); requireCFType(CFMutableData.self); requireCFType(CFNumber.self)\n"
+     "        requireCFType(CFBoolean.self); requireCFType(CFDate.self); requireCFType(CFError.self)\n"
+     "        requireCFType(CFNull.self); requireCFType(CFAllocator.self)",
+     "every CF type is Hashable, Equatable and CustomStringConvertible, as on Apple platforms", "CFBase.h"),
     ("CFEqual", "function", "(CFTypeRef?, CFTypeRef?) -> Bool", "_ = CFEqual(kSecClass, kSecClass as String as NSString)", "isEqual(_:)", "CFBase.h"),
     ("CFHash", "function", "(CFTypeRef?) -> CFHashCode", "_ = CFHash(kSecClass)", "hash", "CFBase.h"),
     ("CFCopyDescription", "function", "(CFTypeRef?) -> CFString?", "_ = CFCopyDescription(kSecClass) as String", "description", "CFBase.h"),

@@ -42,9 +42,10 @@ public typealias CFTypeID = UInt
 /// `OSStatus`: Apple's status type.
 public typealias OSStatus = Int32
 
-/// `CFAllocator`. Every allocator argument is accepted and ignored: Swift manages memory here.
-public final class CFAllocator: Sendable {
-    init() {}
+/// `CFAllocator`. Every allocator argument is accepted and ignored: Swift manages memory here. Like every CF
+/// type on Apple platforms, `Hashable` (by identity) and `CustomStringConvertible`.
+public final class CFAllocator: NSObject, @unchecked Sendable {   // no state
+    override init() { super.init() }
 }
 /// `kCFAllocatorDefault` (NULL in C, as on Apple platforms).
 public let kCFAllocatorDefault: CFAllocator! = nil

@@ -9,9 +9,9 @@ import Testing
 private func requireCFType<T: AnyObject & Hashable & CustomStringConvertible>(_ type: T.Type) {}
 
 enum AppleSurfaceUsage {
-    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (29).
+    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (30).
     static let securityDeclarations = 666
-    static let foundationPieces = 29
+    static let foundationPieces = 30
 
     static func security() {
         var q: [String: Any] = [:]
@@ -694,6 +694,13 @@ enum AppleSurfaceUsage {
     static func foundation() {
         do {  // CFTypeRef
             let object: CFTypeRef = kSecClass; _ = object
+        }
+        do {  // CF types Hashable
+            requireCFType(CFString.self); requireCFType(CFMutableString.self); requireCFType(CFDictionary.self)
+            requireCFType(CFMutableDictionary.self); requireCFType(CFArray.self); requireCFType(CFMutableArray.self)
+            requireCFType(CFData.self); requireCFType(CFMutableData.self); requireCFType(CFNumber.self)
+            requireCFType(CFBoolean.self); requireCFType(CFDate.self); requireCFType(CFError.self)
+            requireCFType(CFNull.self); requireCFType(CFAllocator.self)
         }
         do {  // CFEqual
             let _: (CFTypeRef?, CFTypeRef?) -> Bool = CFEqual
