@@ -25,7 +25,12 @@ The Core Foundation and Foundation pieces Keychain code uses around the Security
 CFBundle keys, CFDictionary/CFArray/CFData accessors, Unmanaged round trips, NSCopying keys) are listed in
 FOUNDATION_PIECES below, each with the usage the compile test writes.
 
---check: exit 1 if a written file would change or a declaration is missing (for CI after a header update).
+On a Mac, HEADER_FOLDER is "$(xcrun --show-sdk-path)/System/Library/Frameworks/Security.framework/Headers"; the
+script reads full headers (comments, C++ guards, #if TARGET_OS_OSX blocks) as well as declaration-only extracts.
+The headers are not kept in this repository (Apple's text); the generated files are, so CI needs neither the
+headers nor the network. After a header or source change: run the script, review the table's diff, commit both.
+
+--check: exit 1 if a written file would change or a declaration is missing (after a header update).
 Deterministic: the same headers and sources give the same bytes.
 """
 import hashlib
