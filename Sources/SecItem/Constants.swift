@@ -562,9 +562,159 @@ public let errSecCertificateValidityPeriodTooLong: OSStatus = -67901
 public let errSecCertificateIsCA: OSStatus = -67902
 public let errSecCertificateDuplicateExtension: OSStatus = -67903
 
+// SecBase.h: the SecureTransport status codes (no TLS here: the numbers, for code that compares them).
+public let errSSLProtocol: OSStatus = -9800
+public let errSSLNegotiation: OSStatus = -9801
+public let errSSLFatalAlert: OSStatus = -9802
+public let errSSLWouldBlock: OSStatus = -9803
+public let errSSLSessionNotFound: OSStatus = -9804
+public let errSSLClosedGraceful: OSStatus = -9805
+public let errSSLClosedAbort: OSStatus = -9806
+public let errSSLXCertChainInvalid: OSStatus = -9807
+public let errSSLBadCert: OSStatus = -9808
+public let errSSLCrypto: OSStatus = -9809
+public let errSSLInternal: OSStatus = -9810
+public let errSSLModuleAttach: OSStatus = -9811
+public let errSSLUnknownRootCert: OSStatus = -9812
+public let errSSLNoRootCert: OSStatus = -9813
+public let errSSLCertExpired: OSStatus = -9814
+public let errSSLCertNotYetValid: OSStatus = -9815
+public let errSSLClosedNoNotify: OSStatus = -9816
+public let errSSLBufferOverflow: OSStatus = -9817
+public let errSSLBadCipherSuite: OSStatus = -9818
+public let errSSLPeerUnexpectedMsg: OSStatus = -9819
+public let errSSLPeerBadRecordMac: OSStatus = -9820
+public let errSSLPeerDecryptionFail: OSStatus = -9821
+public let errSSLPeerRecordOverflow: OSStatus = -9822
+public let errSSLPeerDecompressFail: OSStatus = -9823
+public let errSSLPeerHandshakeFail: OSStatus = -9824
+public let errSSLPeerBadCert: OSStatus = -9825
+public let errSSLPeerUnsupportedCert: OSStatus = -9826
+public let errSSLPeerCertRevoked: OSStatus = -9827
+public let errSSLPeerCertExpired: OSStatus = -9828
+public let errSSLPeerCertUnknown: OSStatus = -9829
+public let errSSLIllegalParam: OSStatus = -9830
+public let errSSLPeerUnknownCA: OSStatus = -9831
+public let errSSLPeerAccessDenied: OSStatus = -9832
+public let errSSLPeerDecodeError: OSStatus = -9833
+public let errSSLPeerDecryptError: OSStatus = -9834
+public let errSSLPeerExportRestriction: OSStatus = -9835
+public let errSSLPeerProtocolVersion: OSStatus = -9836
+public let errSSLPeerInsufficientSecurity: OSStatus = -9837
+public let errSSLPeerInternalError: OSStatus = -9838
+public let errSSLPeerUserCancelled: OSStatus = -9839
+public let errSSLPeerNoRenegotiation: OSStatus = -9840
+public let errSSLPeerAuthCompleted: OSStatus = -9841
+public let errSSLClientCertRequested: OSStatus = -9842
+public let errSSLHostNameMismatch: OSStatus = -9843
+public let errSSLConnectionRefused: OSStatus = -9844
+public let errSSLDecryptionFail: OSStatus = -9845
+public let errSSLBadRecordMac: OSStatus = -9846
+public let errSSLRecordOverflow: OSStatus = -9847
+public let errSSLBadConfiguration: OSStatus = -9848
+public let errSSLUnexpectedRecord: OSStatus = -9849
+public let errSSLWeakPeerEphemeralDHKey: OSStatus = -9850
+public let errSSLClientHelloReceived: OSStatus = -9851
+public let errSSLTransportReset: OSStatus = -9852
+public let errSSLNetworkTimeout: OSStatus = -9853
+public let errSSLConfigurationFailed: OSStatus = -9854
+public let errSSLUnsupportedExtension: OSStatus = -9855
+public let errSSLUnexpectedMessage: OSStatus = -9856
+public let errSSLDecompressFail: OSStatus = -9857
+public let errSSLHandshakeFail: OSStatus = -9858
+public let errSSLDecodeError: OSStatus = -9859
+public let errSSLInappropriateFallback: OSStatus = -9860
+public let errSSLMissingExtension: OSStatus = -9861
+public let errSSLBadCertificateStatusResponse: OSStatus = -9862
+public let errSSLCertificateRequired: OSStatus = -9863
+public let errSSLUnknownPSKIdentity: OSStatus = -9864
+public let errSSLUnrecognizedName: OSStatus = -9865
+public let errSSLATSViolation: OSStatus = -9880
+public let errSSLATSMinimumVersionViolation: OSStatus = -9881
+public let errSSLATSCiphersuiteViolation: OSStatus = -9882
+public let errSSLATSMinimumKeySizeViolation: OSStatus = -9883
+public let errSSLATSLeafCertificateHashAlgorithmViolation: OSStatus = -9884
+public let errSSLATSCertificateHashAlgorithmViolation: OSStatus = -9885
+public let errSSLATSCertificateTrustViolation: OSStatus = -9886
+public let errSSLEarlyDataRejected: OSStatus = -9890
+
 /// Apple's text for each status (SecBase.h, the source of SecErrorMessages.strings).
 let statusMessages: [OSStatus: String] = [
     0: "No error.",
+    -9800: "SSL protocol error",
+    -9801: "Cipher Suite negotiation failure",
+    -9802: "Fatal alert",
+    -9803: "I/O would block (not fatal)",
+    -9804: "attempt to restore an unknown session",
+    -9805: "connection closed gracefully",
+    -9806: "connection closed via error",
+    -9807: "invalid certificate chain",
+    -9808: "bad certificate format",
+    -9809: "underlying cryptographic error",
+    -9810: "Internal error",
+    -9811: "module attach failure",
+    -9812: "valid cert chain, untrusted root",
+    -9813: "cert chain not verified by root",
+    -9814: "chain had an expired cert",
+    -9815: "chain had a cert not yet valid",
+    -9816: "server closed session with no notification",
+    -9817: "insufficient buffer provided",
+    -9818: "bad SSLCipherSuite",
+    -9819: "unexpected message received",
+    -9820: "bad MAC",
+    -9821: "decryption failed",
+    -9822: "record overflow",
+    -9823: "decompression failure",
+    -9824: "handshake failure",
+    -9825: "misc. bad certificate",
+    -9826: "bad unsupported cert format",
+    -9827: "certificate revoked",
+    -9828: "certificate expired",
+    -9829: "unknown certificate",
+    -9830: "illegal parameter",
+    -9831: "unknown Cert Authority",
+    -9832: "access denied",
+    -9833: "decoding error",
+    -9834: "decryption error",
+    -9835: "export restriction",
+    -9836: "bad protocol version",
+    -9837: "insufficient security",
+    -9838: "internal error",
+    -9839: "user canceled",
+    -9840: "no renegotiation allowed",
+    -9841: "peer cert is valid, or was ignored if verification disabled",
+    -9842: "server has requested a client cert",
+    -9843: "peer host name mismatch",
+    -9844: "peer dropped connection before responding",
+    -9845: "decryption failure",
+    -9846: "bad MAC",
+    -9847: "record overflow",
+    -9848: "configuration error",
+    -9849: "unexpected (skipped) record in DTLS",
+    -9850: "weak ephemeral dh key",
+    -9851: "SNI",
+    -9852: "transport (socket) shutdown, e.g., TCP RST or FIN.",
+    -9853: "network timeout triggered",
+    -9854: "TLS configuration failed",
+    -9855: "unsupported TLS extension",
+    -9856: "peer rejected unexpected message",
+    -9857: "decompression failed",
+    -9858: "handshake failed",
+    -9859: "decode failed",
+    -9860: "inappropriate fallback",
+    -9861: "missing extension",
+    -9862: "bad OCSP response",
+    -9863: "certificate required",
+    -9864: "unknown PSK identity",
+    -9865: "unknown or unrecognized name",
+    -9880: "ATS violation",
+    -9881: "ATS violation: minimum protocol version is not ATS compliant",
+    -9882: "ATS violation: selected ciphersuite is not ATS compliant",
+    -9883: "ATS violation: peer key size is not ATS compliant",
+    -9884: "ATS violation: peer leaf certificate hash algorithm is not ATS compliant",
+    -9885: "ATS violation: peer certificate hash algorithm is not ATS compliant",
+    -9886: "ATS violation: peer certificate is not issued by trusted peer",
+    -9890: "Early application data rejected by peer",
     -4: "Function or operation not implemented.",
     -34: "The disk is full.",
     -36: "I/O error.",

@@ -42,9 +42,10 @@ public typealias CFTypeID = UInt
 /// `OSStatus`: Apple's status type.
 public typealias OSStatus = Int32
 
-/// `CFAllocator`. Every allocator argument is accepted and ignored: Swift manages memory here.
-public final class CFAllocator: Sendable {
-    init() {}
+/// `CFAllocator`. Every allocator argument is accepted and ignored: Swift manages memory here. Like every CF
+/// type on Apple platforms, `Hashable` (by identity) and `CustomStringConvertible`.
+public final class CFAllocator: NSObject, @unchecked Sendable {   // no state
+    override init() { super.init() }
 }
 /// `kCFAllocatorDefault` (NULL in C, as on Apple platforms).
 public let kCFAllocatorDefault: CFAllocator! = nil
@@ -104,6 +105,10 @@ enum TypeIDs {
     static let error: CFTypeID = 43
     static let null: CFTypeID = 16
     static let accessControl: CFTypeID = 300
+    static let key: CFTypeID = 301
+    static let certificate: CFTypeID = 302
+    static let identity: CFTypeID = 303
+    static let policy: CFTypeID = 304
     static let other: CFTypeID = 1
 }
 
@@ -112,6 +117,10 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     guard let cf else { return TypeIDs.other }
     switch cf {
     case is SecAccessControl: return TypeIDs.accessControl
+    case is SecKey: return TypeIDs.key
+    case is SecCertificate: return TypeIDs.certificate
+    case is SecIdentity: return TypeIDs.identity
+    case is SecPolicy: return TypeIDs.policy
     case let n as NSNumber: return NumberKind(n).isBool ? TypeIDs.boolean : TypeIDs.number
     case is NSString: return TypeIDs.string
     case is NSData: return TypeIDs.data

@@ -38,7 +38,11 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 }
 
 /// An access control object (`SecAccessControlRef`): a protection class and constraint flags. Immutable.
-public final class SecAccessControl: Sendable, CustomStringConvertible {
+///
+/// As every Core Foundation type on Apple platforms, it is `Hashable`, `Equatable` (two objects with the same
+/// protection and flags are equal, as `CFEqual` finds them) and `CustomStringConvertible`, so it fits in a
+/// `[String: AnyHashable]` query.
+public final class SecAccessControl: NSObject, @unchecked Sendable {
     /// The protection class: one of the kSecAttrAccessible values (`"ak"`, `"cku"`, …).
     let protection: String
     let flags: SecAccessControlCreateFlags
@@ -46,12 +50,20 @@ public final class SecAccessControl: Sendable, CustomStringConvertible {
     init(protection: String, flags: SecAccessControlCreateFlags) {
         self.protection = protection
         self.flags = flags
+        super.init()
     }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? SecAccessControl else { return false }
+        return other.protection == protection && other.flags == flags
+    }
+
+    public override var hash: Int { protection.hashValue ^ Int(truncatingIfNeeded: flags.rawValue) }
 
     /// The constraints that Linux cannot honour (empty when the object only names a protection class).
     var unsupportedConstraints: SecAccessControlCreateFlags { flags.intersection(.needsUser) }
 
-    public var description: String { "<SecAccessControl protection: \(protection), flags: 0x\(String(flags.rawValue, radix: 16))>" }
+    public override var description: String { "<SecAccessControl protection: \(protection), flags: 0x\(String(flags.rawValue, radix: 16))>" }
 }
 
 /// `SecAccessControlGetTypeID`.

@@ -1,0 +1,215 @@
+// What the surface of AppleSurface.md does at run time, written as Keychain code writes it: CF types as Hashable
+// objects, Darwin's Foundation forms, the CF accessors, the key and certificate functions, and the patterns
+// of the wrappers whose own suites found each piece missing. Compiled in the Swift 5 and Swift 6 language modes.
+import Foundation
+import SecItem
+import Testing
+
+@Suite("SecItem surface", .serialized)
+struct SurfaceTests {
+    @Test("SecAccessControl in a [String: AnyHashable] query; equal objects for equal arguments", arguments: PortStore.available)
+    func accessControlHashable(store: PortStore) throws {
+        try store.run {
+            var q: [String: AnyHashable] = [kSecClass as String: kSecClassGenericPassword as String,
+                                            kSecAttrService as String: "surface.hashable", kSecAttrAccount as String: "a"]
+            q[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [], nil)
+            q[kSecValueData as String] = Data("v".utf8)
+            #expect(SecItemAdd(q as CFDictionary, nil) == errSecSuccess)
+            let a = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [.or], nil))
+            let b = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAfterFirstUnlock, [.or], nil))
+            let c = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, [.or], nil))
+            #expect(a == b && a.hashValue == b.hashValue && a != c)
+            #expect(Set([a, b, c]).count == 2)
+            #expect(CFEqual(a, b) && !CFEqual(a, c) && CFHash(a) == CFHash(b))
+            #expect(String(describing: a).contains("SecAccessControl"))
+        }
+    }
+
+    @Test("NSMutableDictionary.setObject(_:forKey:) with an NSCopying key, as on Darwin", arguments: PortStore.available)
+    func setObjectNSCopying(store: PortStore) throws {
+        try store.run {
+            let q = NSMutableDictionary()
+            q.setObject(kSecClassGenericPassword, forKey: kSecClass as! any NSCopying)
+            q.setObject("surface.nscopying", forKey: kSecAttrService as! any NSCopying)
+            q.setObject("acct", forKey: kSecAttrAccount)
+            q.setObject(Data("v".utf8), forKey: kSecValueData as! any NSCopying)
+            #expect(SecItemAdd(q, nil) == errSecSuccess)
+            q.removeObject(forKey: kSecValueData)
+            q.setObject(kCFBooleanTrue as Any, forKey: kSecReturnData as! any NSCopying)
+            var result: CFTypeRef?
+            #expect(SecItemCopyMatching(q, &result) == errSecSuccess)
+            #expect(result as? Data == Data("v".utf8))
+        }
+    }
+
+    @Test("NSDictionary.isEqual(to:) compares a [String: Any] as Darwin does (SimpleKeychain's containsBaseQuery)")
+    func dictionaryEquality() {
+        let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                                   kSecAttrSynchronizable as String: kCFBooleanTrue as Any]
+        var query = base
+        query[kSecReturnAttributes as String] = kCFBooleanTrue
+        query[kSecMatchLimit as String] = kSecMatchLimitAll
+        let filtered = query.filter { base.keys.contains($0.key) }
+        #expect(NSDictionary(dictionary: filtered).isEqual(to: base))
+        var other = base
+        other[kSecAttrService as String] = "other"
+        #expect(!NSDictionary(dictionary: filtered).isEqual(to: other))
+        other = base
+        other[kSecAttrAccount as String] = "extra"
+        #expect(!NSDictionary(dictionary: filtered).isEqual(to: other))
+        #expect(NSDictionary(dictionary: ["n": 1]).isEqual(to: ["n": NSNumber(value: 1)]))
+        // testSetQueryContainsBaseQuery: the base query holds the secret as Data.
+        let withData: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "foo",
+                                       kSecValueData as String: Data()]
+        var setQuery = withData
+        setQuery[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlock
+        #expect(NSDictionary(dictionary: setQuery.filter { withData.keys.contains($0.key) }).isEqual(to: withData))
+        #expect(!NSDictionary(dictionary: withData).isEqual(to: [kSecClass as String: kSecClassGenericPassword,
+                                                                  kSecAttrAccount as String: "foo", kSecValueData as String: Data([1])]))
+    }
+
+    @Test("an account stored as Data comes back as Data (SwiftKeychainWrapper's allKeys)", arguments: PortStore.available)
+    func accountAsData(store: PortStore) throws {
+        try store.run {
+            for key in ["testKey", "testKey2"] {
+                let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "surface.data-account",
+                                          kSecAttrAccount as String: Data(key.utf8), kSecAttrGeneric as String: Data(key.utf8),
+                                          kSecValueData as String: Data("v".utf8)]
+                #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            }
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "surface.data-account",
+                                        kSecReturnAttributes as String: kCFBooleanTrue!, kSecMatchLimit as String: kSecMatchLimitAll]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            var keys = Set<String>()
+            for attributes in result as? [[AnyHashable: Any]] ?? [] {
+                if let data = attributes[kSecAttrAccount as String] as? Data, let key = String(data: data, encoding: .utf8) {
+                    keys.insert(key)
+                }
+            }
+            #expect(keys == ["testKey", "testKey2"])
+            // The account given as Data also finds the item.
+            let one: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "surface.data-account",
+                                      kSecAttrAccount as String: Data("testKey".utf8), kSecReturnData as String: true]
+            var data: CFTypeRef?
+            #expect(SecItemCopyMatching(one as CFDictionary, &data) == errSecSuccess)
+        }
+    }
+
+    @Test("Apple only: a [AnyHashable: Any] result looked up with a String! or an NSString key (SwiftKeychainWrapper's testKeysOneKey)")
+    func anyHashableAcrossTypes() throws {
+        try PortStore.memory.run {
+            let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "surface.anyhashable",
+                                      kSecAttrAccount as String: Data("k".utf8), kSecValueData as String: Data("v".utf8)]
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "surface.anyhashable",
+                                        kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            let attributes = try #require((result as? [[AnyHashable: Any]])?.first)
+            #expect(attributes[kSecAttrAccount as String] as? Data == Data("k".utf8), "a String key finds it, as on Apple platforms")
+            // SwiftKeychainWrapper: `private let SecAttrAccount: String! = kSecAttrAccount as String`, then
+            // `attributes[SecAttrAccount]` (an AnyHashable of an Optional<String>). On Apple platforms AnyHashable
+            // values of different types compare through their Objective-C bridge; on Linux they never are equal.
+            let implicitlyUnwrapped: String! = kSecAttrAccount as String
+            withKnownIssue("Linux: AnyHashable(Optional(\"acct\")) != AnyHashable(\"acct\")") {
+                #expect(attributes[implicitlyUnwrapped] as? Data == Data("k".utf8))
+            }
+            withKnownIssue("Linux: AnyHashable(NSString) != AnyHashable(String)") {
+                #expect(attributes[kSecAttrAccount] as? Data == Data("k".utf8))
+            }
+        }
+    }
+
+    @Test("kCFBundleIdentifierKey and the other CFBundle keys have Apple's strings")
+    func bundleKeys() {
+        #expect(String(kCFBundleIdentifierKey) == "CFBundleIdentifier")
+        #expect(kCFBundleNameKey as String == "CFBundleName")
+        #expect(kCFBundleVersionKey as String == "CFBundleVersion")
+        #expect(kCFBundleExecutableKey as String == "CFBundleExecutable")
+        #expect(kCFBundleInfoDictionaryVersionKey as String == "CFBundleInfoDictionaryVersion")
+        #expect(kCFBundleDevelopmentRegionKey as String == "CFBundleDevelopmentRegion")
+        #expect(kCFBundleLocalizationsKey as String == "CFBundleLocalizations")
+        let service = Bundle.main.infoDictionary?[String(kCFBundleIdentifierKey)] as? String ?? "fallback"
+        #expect(!service.isEmpty)
+    }
+
+    @Test("CFDictionaryGetValue and CFArrayGetValueAtIndex: Unmanaged round trips that stay valid")
+    func accessors() throws {
+        let dict = [kSecValueData as String: Data([1, 2, 3]), kSecAttrAccount as String: "acct"] as CFDictionary
+        #expect(CFDictionaryGetCount(dict) == 2)
+        #expect(CFDictionaryContainsKey(dict, Unmanaged.passUnretained(kSecAttrAccount).toOpaque()))
+        #expect(!CFDictionaryContainsKey(dict, Unmanaged.passUnretained(kSecAttrService).toOpaque()))
+        let p1 = try #require(CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecValueData).toOpaque()))
+        let p2 = try #require(CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecValueData).toOpaque()))
+        #expect(p1 == p2, "the same object each time")
+        #expect(Unmanaged<CFData>.fromOpaque(p1).takeUnretainedValue() as Data == Data([1, 2, 3]))
+        let account = try #require(CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecAttrAccount).toOpaque()))
+        #expect(Unmanaged<CFString>.fromOpaque(account).takeUnretainedValue() as String == "acct")
+        #expect(CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecAttrService).toOpaque()) == nil)
+
+        let array = ["a", "b"] as CFArray
+        #expect(CFArrayGetCount(array) == 2)
+        let b = try #require(CFArrayGetValueAtIndex(array, 1))
+        #expect(Unmanaged<CFString>.fromOpaque(b).takeUnretainedValue() as String == "b")
+        #expect(CFArrayGetValueAtIndex(array, 2) == nil)
+
+        let bytes: [UInt8] = [9, 8, 7]
+        let data = try #require(bytes.withUnsafeBufferPointer { CFDataCreate(nil, $0.baseAddress, 3) })
+        #expect(CFDataGetLength(data) == 3)
+        #expect(CFDataGetBytePtr(data)?[2] == 7)
+        #expect(CFGetTypeID(data) == CFDataGetTypeID())
+        #expect(CFCopyDescription(kSecClass) as String == "class")
+        #expect(CFEqual(kCFNull, NSNull()) && CFGetTypeID(kCFNull) == CFNullGetTypeID())
+    }
+
+    @Test("SecKey: made from data with its attributes; generation is unavailable (errSecUnimplemented)")
+    func keys() throws {
+        let attributes: [String: Any] = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                                         kSecAttrKeyClass as String: kSecAttrKeyClassPublic,
+                                         kSecAttrKeySizeInBits as String: 256]
+        let bytes = Data([4] + [UInt8](repeating: 1, count: 64))
+        var error: Unmanaged<CFError>?
+        let key = try #require(SecKeyCreateWithData(bytes as CFData, attributes as CFDictionary, &error))
+        #expect(error == nil)
+        #expect(CFGetTypeID(key) == SecKeyGetTypeID())
+        #expect(SecKeyCopyExternalRepresentation(key, nil) as Data? == bytes)
+        #expect(SecKeyGetBlockSize(key) == 32)
+        #expect(SecKeyCopyPublicKey(key) == key)
+        let copied = try #require(SecKeyCopyAttributes(key) as? [String: Any])
+        #expect(copied[kSecAttrKeyClass as String] as? String == kSecAttrKeyClassPublic as String)
+        #expect(SecKeyCreateWithData(bytes as CFData, attributes as CFDictionary, nil) == key)
+        #expect(SecKeyCreateWithData(bytes as CFData, [:] as CFDictionary, &error) == nil)
+        #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecParam))
+
+        error = nil
+        #expect(SecKeyCreateRandomKey(attributes as CFDictionary, &error) == nil)
+        #expect(error.map { CFErrorGetCode($0.takeRetainedValue()) } == Int(errSecUnimplemented))
+        var pub: SecKey?, priv: SecKey?
+        #expect(SecKeyGeneratePair(attributes as CFDictionary, &pub, &priv) == errSecUnimplemented)
+        #expect(pub == nil && priv == nil)
+    }
+
+    @Test("SecCertificate: DER framing checked, bytes and serial number returned")
+    func certificates() throws {
+        // SEQUENCE { tbsCertificate SEQUENCE { [0] { INTEGER 2 }, INTEGER 0x0102 }, SEQUENCE {}, BIT STRING 0 }
+        let der = Data([0x30, 0x10, 0x30, 0x09, 0xa0, 0x03, 0x02, 0x01, 0x02, 0x02, 0x02, 0x01, 0x02,
+                        0x30, 0x00, 0x03, 0x01, 0x00])
+        let certificate = try #require(SecCertificateCreateWithData(nil, der as CFData))
+        #expect(CFGetTypeID(certificate) == SecCertificateGetTypeID())
+        #expect(SecCertificateCopyData(certificate) as Data == der)
+        #expect(SecCertificateCopySerialNumberData(certificate, nil) as Data? == Data([0x01, 0x02]))
+        #expect(SecCertificateCreateWithData(nil, der as CFData) == certificate)
+        #expect(SecCertificateCreateWithData(nil, Data("not a certificate".utf8) as CFData) == nil)
+        #expect(SecCertificateCreateWithData(nil, der.dropLast() as CFData) == nil)
+        var name: CFString?
+        #expect(SecCertificateCopyCommonName(certificate, &name) == errSecUnimplemented && name == nil)
+        #expect(SecCertificateCopyKey(certificate) == nil)
+    }
+
+    @Test("the errSSL statuses have Apple's numbers and texts")
+    func sslStatuses() {
+        #expect(errSSLProtocol == -9800 && errSSLEarlyDataRejected == -9890 && errSSLATSViolation == -9880)
+        #expect((SecCopyErrorMessageString(errSSLClosedGraceful, nil) as String?) == "connection closed gracefully")
+    }
+}
