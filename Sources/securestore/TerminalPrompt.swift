@@ -32,6 +32,8 @@ enum TerminalPrompt {
     static func ask(_ prompt: String, confirm: Bool, what: String = "passphrase") throws(SecureStoreError) -> Data {
         let first = try readLine(prompt: prompt)
         guard !first.isEmpty else { throw .param(what, "Nothing was typed; nothing was stored or changed.") }
+        // A passphrase is UTF-8 text, whatever its source (a secret is bytes).
+        if what == "passphrase" { _ = try SecretText.strict(first, source: "The typed passphrase") }
         if confirm {
             let again = try readLine(prompt: "Again: ")
             guard again == first else {
