@@ -312,4 +312,34 @@ struct SafetyIdeasTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("memory cannot be locked"), "\(run.stderr)")
     }
+
+    // MARK: Outcomes and causes
+
+    @Test("a PostgreSQL URL with a value libpq does not know (sslmode=bogus) is a bad config, exit 2, not an unreachable server (exit 6)")
+    func postgresBadSettingIsConfig() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        _ = try s.config("pg.json", #"{"backend": "postgres", "postgres": {"url": "postgresql://u@127.0.0.1:1/db?sslmode=bogus", "keyFile": "\#(s.path("pg.key"))"}}"#)
+        let get = try Self.sh("\"$SS\" --config pg.json get --service s --account a", in: s)
+        #expect(get.status == 2 && get.stderr.contains("sslmode"), "\(get.status) \(get.stderr)")
+    }
+
+    @Test("Ctrl-Z at the passphrase or secret prompt gives the terminal its echo back while the tool is stopped")
+    func suspendAtPromptRestoresEcho() throws {
+        let tool = try Tool.sqlite()
+        var env = tool.environment
+        env["SS"] = try Tool.path()
+        // A job-control shell in the terminal's session runs the tool as a job (as an interactive shell does);
+        // when the job stops, the shell goes on and shows the terminal's settings.
+        let term = try PseudoTerminal("/bin/sh", ["-c", #"set -m; "$SS" add --service tty --account me; stty -a; sleep 5"#],
+                                      environment: env)
+        #expect(term.waitFor("Secret for tty/me: "), "\(term.text)")
+        usleep(200_000)
+        term.type("\u{1A}")
+        #expect(term.waitFor("speed"), "stty ran after the stop: \(term.text)")
+        let text = term.text
+        let stty = text.range(of: "speed").map { String(text[$0.lowerBound...]) } ?? ""
+        #expect(stty.contains(" echo ") && !stty.contains("-echo "), "echo while the tool is stopped: \(stty)")
+        _ = term.wait(timeout: .seconds(10))
+    }
 }
