@@ -66,6 +66,14 @@ package enum Files {
         return true
     }
 
+    /// Whether the file system holding `folder` has no space left for this process (root may use the
+    /// reserved blocks).
+    package static func isFull(_ folder: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return false }
+        return (geteuid() == 0 ? info.f_bfree : info.f_bavail) == 0
+    }
+
     /// Why a file could not be created, as a user can act on it: a folder on the way that does not exist
     /// (only the default locations' folders are made; a configured path's folder is the user's to make, so a
     /// typo never leaves folders behind) is `notAvailable` naming the folder and the command that makes it;

@@ -57,6 +57,7 @@ public final class SQLiteBackend: StorageBackend {
             }
             if let created = try Connection.create(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms) {
                 self.readOnly = false
+                diskFull = false
                 state = Locked(created)
                 return
             }
@@ -87,20 +88,41 @@ public final class SQLiteBackend: StorageBackend {
         // Writing needs the file and its folder (SQLite creates -wal and -shm next to the file).
         let folderWritable = access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0
         let readOnly = readOnly || access(path, W_OK) != 0 || !folderWritable
-        self.readOnly = readOnly
+        var connection: Connection
+        var full = false
         do throws(SecureStoreError) {
-            state = Locked(try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
-                                               readOnly: readOnly))
+            connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
+                                             readOnly: readOnly)
         } catch {
-            guard !folderWritable, error.code == .notAvailable || error.code == .readOnly || error.code == .io else {
-                throw error
-            }
+            if !readOnly, error.code == .io, Files.isFull(folder.isEmpty ? "." : folder) {
+                // A full disk: SQLite cannot even make its shared-memory file to read (it says "disk I/O error").
+                // Read without writing anything; a write then says the disk is full.
+                do throws(SecureStoreError) {
+                    connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
+                                                     readOnly: true)
+                } catch where error.code == .io || error.code == .notAvailable {
+                    throw SecureStoreError(.io, "The disk holding \(path) is full (no space left on the device), and "
+                        + "reading this store needs SQLite's shared-memory file (-shm) next to it. Free some space, "
+                        + "then try again. (\(error.message))")
+                }
+                full = true
+            } else {
+                guard !folderWritable, error.code == .notAvailable || error.code == .readOnly || error.code == .io else {
+                    throw error
+                }
             throw SecureStoreError(error.code, "The store \(path) cannot be read: its folder \(folder) is not writable, "
                 + "and SQLite needs to create files there (\((real as NSString).lastPathComponent)-shm) to read a store "
                 + "whose write-ahead log (-wal) is not merged yet. Make the folder writable (chmod u+w \(folder)) and open "
                 + "the store once, or copy the store files to a folder you can write. (\(error.message))")
+            }
         }
+        self.readOnly = readOnly || full
+        diskFull = full
+        state = Locked(connection)
     }
+
+    /// Whether the store was opened for reading only because its disk is full.
+    private let diskFull: Bool
 
     /// Refuses, before anything is created, a store path that is no file: an empty one, and SQLite's
     /// `:memory:` (a database that lives in one connection: SQLite would give a store that forgets everything,
@@ -156,7 +178,11 @@ public final class SQLiteBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        try state.withLock { (connection) throws(SecureStoreError) -> T in
+        if writing, diskFull {
+            throw SecureStoreError(.io, "The disk holding \(path) is full (no space left on the device): the store was "
+                + "opened for reading only and nothing was written. Free some space, then try again.")
+        }
+        return try state.withLock { (connection) throws(SecureStoreError) -> T in
             try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
                 var txn = SealedTransaction(SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
                                                         sealer: connection.sealer, epoch: connection.epoch,
