@@ -363,4 +363,30 @@ struct SafetyIdeasTests {
         #expect(run.stdout.contains("add=70") && run.stderr.contains("full"), "\(run.stdout) \(run.stderr)")
         #expect(!run.stderr.contains("disk I/O error") || run.stderr.contains("full"), "\(run.stderr)")
     }
+
+    @Test("where the file system refuses locks (ENOLCK, as some NFS mounts), a write says so at once instead of waiting out the busy timeout and blaming another process (locks refused by an LD_PRELOAD shim; the answer does not wait: no timing, the message names the cause)")
+    func locksUnsupportedNamed() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        try Self.filledStore(s, count: 1)
+        let shim = #"""
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <errno.h>
+            #include <fcntl.h>
+            #include <stdarg.h>
+            static int refuse(int cmd) { return cmd == F_GETLK || cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_GETLK || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW; }
+            #define SHIM(name) int name(int fd, int cmd, ...) { va_list ap; va_start(ap, cmd); void *arg = va_arg(ap, void *); va_end(ap); \
+                if (refuse(cmd)) { errno = ENOLCK; return -1; } \
+                int (*real)(int, int, ...) = (int (*)(int, int, ...))dlsym(RTLD_NEXT, #name); return real(fd, cmd, arg); }
+            SHIM(fcntl)
+            SHIM(fcntl64)
+            """#
+        try Data(shim.utf8).write(to: URL(fileURLWithPath: s.path("nolock.c")))
+        let built = try Self.sh("cc -shared -fPIC -o nolock.so nolock.c -ldl", in: s)
+        guard built.status == 0 else { return }   // no C compiler here: nothing to inject
+        let add = try Self.sh("printf x | LD_PRELOAD=\(s.path("nolock.so")) \"$SS\" --config c.json add --service t --account a", in: s)
+        #expect(add.status == 6 && add.stderr.contains("ENOLCK"), "\(add.status) \(add.stderr)")
+        #expect(!add.stderr.contains("busy"), "\(add.stderr)")
+    }
 }

@@ -66,6 +66,23 @@ package enum Files {
         return true
     }
 
+    /// Throws `notAvailable` when the file system holding the file at `path` refuses byte-range locks (ENOLCK,
+    /// as an NFS mount without a lock manager does). SQLite reports that as "busy", so a writer would wait
+    /// out its whole busy timeout and blame another process; one `F_GETLK` when the store opens says what it is.
+    package static func checkLocks(_ path: String, what: String) throws(SecureStoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return }   // the open that follows reports it
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        if fcntl(fd, F_GETLK, &lock) != 0, errno == ENOLCK {
+            throw SecureStoreError(.notAvailable, "The file system holding the \(what) \(path) does not support file "
+                + "locks (ENOLCK, as an NFS mount without a lock manager), which keep writers of the store apart. Put "
+                + "the store on a local file system, or enable locking on the mount.")
+        }
+    }
+
     /// Whether the file system holding `folder` has no space left for this process (root may use the
     /// reserved blocks).
     package static func isFull(_ folder: String) -> Bool {

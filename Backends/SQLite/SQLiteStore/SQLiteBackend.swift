@@ -85,6 +85,7 @@ public final class SQLiteBackend: StorageBackend {
                 + "one, it was truncated: restore it from a backup. To start a new store at this path, remove the empty "
                 + "file first.")
         }
+        if !readOnly { try Files.checkLocks(path, what: "store file") }
         // Writing needs the file and its folder (SQLite creates -wal and -shm next to the file).
         let folderWritable = access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0
         let readOnly = readOnly || access(path, W_OK) != 0 || !folderWritable
