@@ -85,6 +85,9 @@ public struct BackendFactory: Sendable {
     public let section: String
     /// The keys its section may hold; any other key is an error naming it.
     public let allowedKeys: Set<String>
+    /// The keys of its section that name files (`"path"`, `"keyFile"`): a relative one is resolved against the
+    /// config file's folder, so one config names one file whatever the working folder.
+    public let pathKeys: Set<String>
     /// One line on what it is.
     public let summary: String
     /// What its stores promise (`nil`: not declared), shown by `securestore backends` without opening one.
@@ -94,13 +97,14 @@ public struct BackendFactory: Sendable {
     /// Whether it can be used here, and why not (without opening or changing any store).
     public let availability: @Sendable (BackendSettings) -> Result<Void, SecureStoreError>
 
-    public init(name: String, section: String, allowedKeys: Set<String>, summary: String,
+    public init(name: String, section: String, allowedKeys: Set<String>, pathKeys: Set<String> = [], summary: String,
                 guarantees: StorageGuarantees? = nil,
                 availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
                 make: @escaping @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore) {
         self.name = name
         self.section = section
         self.allowedKeys = allowedKeys
+        self.pathKeys = pathKeys
         self.summary = summary
         self.guarantees = guarantees
         self.make = make

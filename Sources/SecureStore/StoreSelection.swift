@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which backend a program uses, and why.
 ///
@@ -68,6 +71,15 @@ public struct StoreSelection: Sendable {
             chosen = explicitBackend
             reason = .explicit
         } else if let env = environment["SECURESTORE_BACKEND"], !env.isEmpty {
+            // An environment variable left in a shell must not quietly turn a config file's persistent store into
+            // one that forgets everything at exit (secrets stored would be lost without a word).
+            if let fileBackend, let readPath, fileBackend != env, let from = BackendRegistry.factory(named: fileBackend),
+               let to = BackendRegistry.factory(named: env), to.keepsNothing, !from.keepsNothing {
+                throw .param("SECURESTORE_BACKEND", "SECURESTORE_BACKEND=\(env) overrides the config file \(readPath), "
+                    + "which selects \"\(fileBackend)\", with a backend that keeps nothing after the process ends: "
+                    + "what you store would be lost. Unset SECURESTORE_BACKEND, or choose it on purpose with "
+                    + "--backend \(env).")
+            }
             chosen = env
             reason = .environment(variable: "SECURESTORE_BACKEND")
         } else if let fileBackend, let readPath {
@@ -119,23 +131,75 @@ public struct StoreSelection: Sendable {
     }
 }
 
+extension BackendFactory {
+    /// Whether its stores keep nothing after the process ends (the memory backend).
+    var keepsNothing: Bool {
+        guard let g = guarantees else { return false }
+        return g.acrossProcesses == .notShared && !g.durableOnReturn
+    }
+}
+
 /// The JSON config file: `{"backend": "sqlite", "sqlite": {…}, "secretService": {…}, …}`.
 package enum ConfigFile {
     /// The largest config file read (a config file is a few hundred bytes; this stops a huge or endless file).
     package static let maxBytes = 1 << 20
 
     static func parse(path: String) throws(SecureStoreError) -> (String?, [String: [String: ConfigValue]]) {
-        // At most maxBytes + 1 bytes are read (parse(data:) rejects more): no stat dictionary, no endless read.
-        guard let handle = FileHandle(forReadingAtPath: path),
-              let data = try? handle.read(upToCount: maxBytes + 1) ?? Data() else {
-            throw .param(path, "Cannot read the config file \(path): it does not exist or is not readable.")
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            throw .param(path, "Cannot read the config file \(path): \(String(cString: strerror(errno))).")
         }
-        try? handle.close()
-        return try parse(data: data, path: path)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw .param(path, "Cannot inspect the config file \(path): \(String(cString: strerror(errno))).")
+        }
+        try checkOwnerAndMode(info, path: path)
+        // At most maxBytes + 1 bytes are read (parse(data:) rejects more): no endless read.
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while data.count <= maxBytes {
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else {
+                throw .param(path, "Cannot read the config file \(path): \(String(cString: strerror(errno))).")
+            }
+            if n == 0 { break }
+            data.append(contentsOf: chunk[0..<n])
+        }
+        return try parse(data: data, path: path, folder: folder(of: path))
+    }
+
+    /// The absolute folder of the config file at `path` (relative paths in it are resolved against it).
+    static func folder(of path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return (absolute as NSString).deletingLastPathComponent
+    }
+
+    /// Checks a config file like ssh checks its own: a regular file owned by this user (or root, for a
+    /// system-wide file) that group and others may not write. Whoever can write the config chooses which store
+    /// (and which key file) secrets go to. Reading it is harmless: a config never holds a secret.
+    package static func checkOwnerAndMode(_ info: stat, path: String) throws(SecureStoreError) {
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .param(path, "The config file \(path) is not a regular file.")
+        }
+        let me = geteuid()
+        guard info.st_uid == me || info.st_uid == 0 else {
+            throw .param(path, "The config file \(path) belongs to another user (uid \(info.st_uid)), not to you "
+                + "(uid \(me)) or root; refusing it: whoever owns it chooses where your secrets go. If it really is "
+                + "yours, run: chown \(me) \(path) (as root); otherwise use your own config file.")
+        }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o022 == 0 else {
+            throw .param(path, "The config file \(path) can be written by other users (mode \(String(mode, radix: 8))); "
+                + "refusing it: whoever can write it chooses where your secrets go. Run: chmod go-w \(path)")
+        }
     }
 
     /// Parses the bytes of a config file; `path` only names it in messages.
-    package static func parse(data: Data, path: String) throws(SecureStoreError)
+    /// `folder`: the absolute folder relative file paths (`path`, `keyFile`: ``BackendFactory/pathKeys``) are
+    /// resolved against (nil: they are kept as they are).
+    package static func parse(data: Data, path: String, folder: String? = nil) throws(SecureStoreError)
         -> (backend: String?, sections: [String: [String: ConfigValue]])
     {
         guard data.count <= maxBytes else {
@@ -146,6 +210,10 @@ package enum ConfigFile {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
             throw .param(path, "The config file \(path) is not valid JSON.")
+        }
+        // JSON parsers keep the last of two equal keys; which one a person meant is unknown, so neither is used.
+        if let duplicate = JSONKeys.firstDuplicate(in: data) {
+            throw .param(duplicate, "\(path): the key \"\(duplicate)\" is given twice; keep one.")
         }
         guard let top = object as? [String: Any] else {
             throw .param(path, "The config file \(path) must hold a JSON object.")
@@ -175,7 +243,15 @@ package enum ConfigFile {
                 throw .param("\(key).\(inner)", "\(path): unknown key \"\(inner)\" in \"\(key)\"; expected one of: "
                     + factory.allowedKeys.sorted().joined(separator: ", ") + ".")
             }
-            sections[key] = section
+            var resolved = section
+            if let folder {
+                for name in factory.pathKeys {
+                    if case .string(let file)? = section[name], !file.isEmpty, !file.hasPrefix("/") {
+                        resolved[name] = .string(folder + "/" + file)
+                    }
+                }
+            }
+            sections[key] = resolved
         }
         return (backend, sections)
     }

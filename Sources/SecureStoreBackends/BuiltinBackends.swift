@@ -19,27 +19,27 @@ import SecureStorePostgres
 public enum BuiltinBackends {
     /// The backends this package knows, whether built in or not: name, config section and keys, and the
     /// package trait that builds it in. One copy, used for registration and for the "not built" errors.
-    private static let memory = Descriptor(name: "memory", section: "memory", allowedKeys: ["accessGroups"],
+    private static let memory = Descriptor(name: "memory", section: "memory", allowedKeys: ["accessGroups"], pathKeys: [],
         summary: "in this process's memory only (tests, ephemeral processes)", trait: nil)
     private static let sqlite = Descriptor(name: "sqlite", section: "sqlite",
-        allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"],
+        allowedKeys: ["path", "keyFile", "passphraseEnv", "accessGroups"], pathKeys: ["path", "keyFile"],
         summary: "encrypted SQLite file (the embedded default)", trait: "SQLite")
     private static let secretServiceBackend = Descriptor(name: "secret-service", section: "secretService",
-        allowedKeys: ["collection", "namespace", "accessGroups"],
+        allowedKeys: ["collection", "namespace", "accessGroups"], pathKeys: [],
         summary: "the desktop keyring over D-Bus (gnome-keyring, KeePassXC)", trait: "SecretService")
     private static let postgresBackend = Descriptor(name: "postgres", section: "postgres",
         allowedKeys: ["url", "passwordEnv", "keyFile", "passphraseEnv", "namespace", "accessGroups",
-                      "connectTimeout", "statementTimeout", "lockTimeout", "poolSize"],
+                      "connectTimeout", "statementTimeout", "lockTimeout", "poolSize"], pathKeys: ["keyFile"],
         summary: "PostgreSQL shared by many machines, end-to-end encrypted (the server sees no secret)",
         trait: "Postgres")
 
     private struct Descriptor {
-        let name: String, section: String, allowedKeys: Set<String>, summary: String, trait: String?
+        let name: String, section: String, allowedKeys: Set<String>, pathKeys: Set<String>, summary: String, trait: String?
 
         func factory(guarantees: StorageGuarantees,
                      availability: @escaping @Sendable (BackendSettings) -> Result<Void, SecureStoreError> = { _ in .success(()) },
                      make: @escaping @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore) -> BackendFactory {
-            BackendFactory(name: name, section: section, allowedKeys: allowedKeys, summary: summary,
+            BackendFactory(name: name, section: section, allowedKeys: allowedKeys, pathKeys: pathKeys, summary: summary,
                            guarantees: guarantees, availability: availability, make: make)
         }
 
@@ -49,7 +49,7 @@ public enum BuiltinBackends {
             let error = SecureStoreError(.notAvailable,
                 "the \(name) backend is not built into this program: enable the SecureStore package trait \"\(trait ?? "")\" "
                 + "(`.package(path: …, traits: [\"\(trait ?? "")\"])` in Package.swift, or `swift build --traits \(trait ?? "")`).")
-            return BackendFactory(name: name, section: section, allowedKeys: allowedKeys,
+            return BackendFactory(name: name, section: section, allowedKeys: allowedKeys, pathKeys: pathKeys,
                                   summary: "not built in (enable the package trait \(trait ?? ""))",
                                   availability: { _ in .failure(error) }) { (_: BackendSettings) throws(SecureStoreError) -> any SecureStore in
                 throw error
@@ -80,7 +80,11 @@ public enum BuiltinBackends {
         BackendRegistry.register(sqlite.factory(guarantees: SQLiteBackend.guarantees, availability: { s in
             Result { () throws(SecureStoreError) in _ = try storeKey(s, cached: true) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
+            // Every setting is checked before anything is looked at or opened: a bad config is a bad config (exit 2),
+            // never "there is no store".
             let key = try storeKey(s, cached: true)
+            let configuration = StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup])
+            if let path = try s.string("path") { try SQLiteBackend.checkPath(path) }
             if !s.createsStore {
                 let path = try s.string("path") ?? SQLiteBackend.defaultPaths().database
                 var entry = stat()
@@ -94,15 +98,20 @@ public enum BuiltinBackends {
                     throw SecureStoreError(.itemNotFound, "There is no store at \(path) yet: nothing has been stored in it.")
                 }
             }
-            return try SQLiteStore(path: try s.string("path"), key: key,
-                            configuration: StoreConfiguration(accessGroups: try s.strings("accessGroups") ?? [StoreConfiguration.defaultAccessGroup]))
+            return try SQLiteStore(path: try s.string("path"), key: key, configuration: configuration)
         })
         #else
         BackendRegistry.register(sqlite.unbuilt)
         #endif
         #if SecretService
         BackendRegistry.register(secretServiceBackend.factory(guarantees: SecretServiceBackend.guarantees, availability: { s in
-            Result { () throws(SecureStoreError) in _ = try secretService(s) }
+            // A report starts nothing: without a session bus address, connecting would autolaunch a bus
+            // (dbus-launch, when DISPLAY is set) and create files; say so instead.
+            guard let bus = s.environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
+                return .failure(SecureStoreError(.notAvailable, "no session bus (DBUS_SESSION_BUS_ADDRESS is not set); "
+                    + "nothing was started to look. Run inside a desktop session, or start one with dbus-run-session."))
+            }
+            return Result { () throws(SecureStoreError) in _ = try secretService(s) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try secretService(s)
         })
@@ -194,9 +203,10 @@ public enum BuiltinBackends {
     /// The store key from settings: a passphrase from the environment variable `passphraseEnv` names, else
     /// `keyFile`, else the default key file (both is an error). The passphrase itself is never in the file.
     ///
-    /// When `passphraseEnv` names a variable that is not set, a SQLite store (`cached`) opens with the key an
-    /// unlock left in the kernel keyring (`securestore unlock`); otherwise, or when there is none, the
-    /// passphrase is asked of a person by `askPassphrase`; with nobody to ask, it fails saying what to do.
+    /// A SQLite store (`cached`) opens with the key an unlock left in the kernel keyring (`securestore unlock`)
+    /// when there is one, whether or not the variable `passphraseEnv` names is set; otherwise the variable's
+    /// passphrase is stretched, or, when it is not set, the passphrase is asked of a person by `askPassphrase`;
+    /// with nobody to ask, it fails saying what to do.
     static func storeKey(_ s: BackendSettings, cached: Bool = false) throws(SecureStoreError) -> StoreKey {
         let variable = try s.string("passphraseEnv")
         if variable != nil, try s.string("keyFile") != nil {
@@ -204,7 +214,12 @@ public enum BuiltinBackends {
                 + "of them. Remove the one you do not use.")
         }
         if let variable {
-            if let passphrase = s.environment[variable], !passphrase.isEmpty { return .passphrase(passphrase) }
+            if let passphrase = try SecretText.environment(variable, in: s.environment) {
+                // An unlocked store opens with its cached key even where the variable is exported (the shells
+                // where people keep it): Argon2id runs only when there is no cached key for this store generation.
+                guard cached else { return .passphrase(passphrase) }
+                return .unlocked(orPassphrase: { (_: Bool) throws(SecureStoreError) -> Data in passphrase })
+            }
             let source = s.source, ask = s.askPassphrase
             guard cached || ask != nil else {
                 throw SecureStoreError(.notAvailable,
@@ -217,7 +232,12 @@ public enum BuiltinBackends {
                 return passphrase
             })
         }
-        if let file = try s.string("keyFile") { return .keyFile(file) }
+        if let file = try s.string("keyFile") {
+            guard !file.isEmpty else {
+                throw .param("keyFile", "\(s.source): \"keyFile\" is empty; give the key file's path, or remove the key.")
+            }
+            return .keyFile(file)
+        }
         return .defaultKeyFile
     }
 

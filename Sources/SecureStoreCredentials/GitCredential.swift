@@ -282,7 +282,12 @@ public enum GitCredentialHelper {
         guard let item = try storeCall({ () throws(SecureStoreError) in try store.item(matching: query) }) else {
             return Data()
         }
-        let secret = StoredSecret(item.data ?? Data())
+        guard let secret = StoredSecret(item.data ?? Data()) else {
+            // Refused as a NUL or newline in the password is: never a first line passed off as the whole secret.
+            throw CredentialHelperError("the stored password has more than one line (other than git's "
+                + "password_expiry_utc= and oauth_refresh_token= lines), which git's protocol cannot carry; nothing "
+                + "was sent. Store it without line breaks, or read it with `securestore get`.")
+        }
         var out = Data()
         if credential.username == nil {
             let account = item.attributes?[.account]?.bytes ?? []
@@ -336,7 +341,7 @@ public enum GitCredentialHelper {
         let items = try storeCall { () throws(SecureStoreError) in try store.items(matching: query) }
         for item in items {
             guard let ref = item.persistentRef else { continue }
-            if let password = credential.password, StoredSecret(item.data ?? Data()).password != [UInt8](password) { continue }
+            if let password = credential.password, StoredSecret(item.data ?? Data())?.password != [UInt8](password) { continue }
             let deleted = Result { () throws(SecureStoreError) in try store.delete(.item(ref)) }
             if case .failure(let e) = deleted, e.code != .itemNotFound { throw CredentialHelperError(e) }
         }
@@ -355,18 +360,19 @@ struct StoredSecret {
         self.refreshToken = refreshToken.map { [UInt8]($0) }
     }
 
-    /// Splits stored bytes: the first line is the password; later lines are read only for the two known keys.
-    init(_ data: Data) {
+    /// Splits stored bytes: the first line is the password; later lines must be the two known keys. Nil when
+    /// another line follows (a multi-line secret stored by other means): its first line is not the password.
+    init?(_ data: Data) {
         let bytes = [UInt8](data)
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         password = lines.first.map(Array.init) ?? []
         for line in lines.dropFirst() {
-            guard let eq = line.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            guard let eq = line.firstIndex(of: UInt8(ascii: "=")) else { return nil }
             let value = Array(line[(eq + 1)...])
             switch String(decoding: line[line.startIndex..<eq], as: UTF8.self) {
             case "password_expiry_utc": expiry = value
             case "oauth_refresh_token": refreshToken = value
-            default: break
+            default: return nil
             }
         }
     }

@@ -3,6 +3,7 @@ import Glibc
 import SecureStore
 import SecureStoreBackends
 import SecureStoreCLI
+import SecureStoreCrypto
 
 /// `securestore [--config FILE] [--backend NAME] COMMAND [OPTIONS]`. Secrets only ever pass through
 /// standard input and standard output, never argv. The command line is parsed by `ArgumentParser` against
@@ -46,6 +47,14 @@ struct Context {
     let config: String?
     let backend: String?
 
+    /// SecurityModel.md promises keys that are never swapped: where memory cannot be locked, say so (once, on
+    /// standard error) before a store's keys are made.
+    private static let memoryWarning: Void = {
+        if let problem = MemoryLock.problem { StandardStreams.note("securestore: warning: \(problem)\n") }
+    }()
+
+    static func warnOnceIfMemoryCannotBeLocked() { memoryWarning }
+
     func selection() throws(CLIError) -> StoreSelection {
         do throws(SecureStoreError) {
             return try StoreSelection.resolve(backend: backend, configFile: config)
@@ -58,6 +67,7 @@ struct Context {
     /// yet (only the commands that add items do); the others fail with `itemNotFound` and create nothing.
     func open(creating: Bool) throws(CLIError) -> any SecureStore {
         let selection = try selection()
+        Self.warnOnceIfMemoryCannotBeLocked()
         return try Commands.store { () throws(SecureStoreError) in
             try selection.open(askingPassphrase: TerminalPrompt.passphrasePrompt, creatingStore: creating)
         }

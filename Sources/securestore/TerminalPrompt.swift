@@ -32,6 +32,8 @@ enum TerminalPrompt {
     static func ask(_ prompt: String, confirm: Bool, what: String = "passphrase") throws(SecureStoreError) -> Data {
         let first = try readLine(prompt: prompt)
         guard !first.isEmpty else { throw .param(what, "Nothing was typed; nothing was stored or changed.") }
+        // A passphrase is UTF-8 text, whatever its source (a secret is bytes).
+        if what == "passphrase" { _ = try SecretText.strict(first, source: "The typed passphrase") }
         if confirm {
             let again = try readLine(prompt: "Again: ")
             guard again == first else {
@@ -64,7 +66,7 @@ enum TerminalPrompt {
         var quiet = old
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK | ECHONL)
         quiet.c_lflag |= tcflag_t(ICANON)
-        TerminalRestore.arm(old)
+        TerminalRestore.arm(old, quiet: quiet)
         guard tcsetattr(0, TCSAFLUSH, &quiet) == 0 else {
             TerminalRestore.disarm()
             throw SecureStoreError(.io, "Cannot turn off echo on the terminal: \(String(cString: strerror(errno))).")
@@ -131,8 +133,10 @@ enum TerminalPrompt {
 private enum TerminalRestore {
     static let signals: [Int32] = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
 
-    static func arm(_ settings: termios) {
+    static func arm(_ settings: termios, quiet: termios) {
         terminalRestoreSettings.pointee = settings
+        terminalQuietSettings.pointee = quiet
+        armStop()
         var action = SignalAction()
         action.__sigaction_handler.sa_handler = { signal in
             _ = tcsetattr(0, TCSANOW, terminalRestoreSettings)
@@ -158,6 +162,35 @@ private enum TerminalRestore {
             var old = terminalRestorePrevious[i]
             sigaction(s, &old, nil)
         }
+        sigaction(SIGTSTP, terminalStopPrevious, nil)
+    }
+
+    /// Ctrl-Z at a prompt: the terminal gets its echo back while the tool is stopped (the shell and the person
+    /// use it meanwhile), and loses it again when the tool continues at the prompt. The handler restores the
+    /// saved settings, stops the process with the default action, and on SIGCONT turns echo off again and
+    /// re-arms itself (tcsetattr, sigaction, sigprocmask and raise are async-signal-safe).
+    private static func armStop() {
+        var action = SignalAction()
+        action.__sigaction_handler.sa_handler = { _ in
+            _ = tcsetattr(0, TCSANOW, terminalRestoreSettings)
+            Glibc.signal(SIGTSTP, SIG_DFL)
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, SIGTSTP)
+            sigprocmask(SIG_UNBLOCK, &unblock, nil)
+            raise(SIGTSTP)   // stopped here until SIGCONT
+            sigprocmask(SIG_BLOCK, &unblock, nil)   // blocked again until the handler returns
+            _ = tcsetattr(0, TCSANOW, terminalQuietSettings)
+            sigaction(SIGTSTP, terminalStopAction, nil)
+        }
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = 0
+        terminalStopAction.pointee = action
+        sigaction(SIGTSTP, nil, terminalStopPrevious)
+        // Ignored when the tool started (no job control): left alone.
+        if let handler = terminalStopPrevious.pointee.__sigaction_handler.sa_handler,
+           unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { return }
+        sigaction(SIGTSTP, terminalStopAction, nil)
     }
 }
 
@@ -169,6 +202,21 @@ nonisolated(unsafe) private let terminalRestoreSettings: UnsafeMutablePointer<te
     let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
     settings.initialize(to: termios())
     return settings
+}()
+nonisolated(unsafe) private let terminalQuietSettings: UnsafeMutablePointer<termios> = {
+    let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    settings.initialize(to: termios())
+    return settings
+}()
+nonisolated(unsafe) private let terminalStopAction: UnsafeMutablePointer<sigaction> = {
+    let action = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
+    action.initialize(to: sigaction())
+    return action
+}()
+nonisolated(unsafe) private let terminalStopPrevious: UnsafeMutablePointer<sigaction> = {
+    let action = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
+    action.initialize(to: sigaction())
+    return action
 }()
 nonisolated(unsafe) private var terminalRestorePrevious: [SignalAction] = Array(repeating: SignalAction(), count: 4)
 private typealias SignalAction = sigaction

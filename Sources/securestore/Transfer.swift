@@ -11,7 +11,9 @@ import SecureStorePostgres
 enum Transfer {
     /// The export passphrase: `SECURESTORE_EXPORT_PASSPHRASE`, else asked on the terminal without echo.
     static func passphrase(confirm: Bool) throws(CLIError) -> Data {
-        if let p = ProcessInfo.processInfo.environment["SECURESTORE_EXPORT_PASSPHRASE"], !p.isEmpty { return Data(p.utf8) }
+        if let p = try Commands.store({ () throws(SecureStoreError) in
+            try SecretText.environment("SECURESTORE_EXPORT_PASSPHRASE", in: ProcessInfo.processInfo.environment)
+        }) { return p }
         guard isatty(0) == 1 else {
             throw .usage("set SECURESTORE_EXPORT_PASSPHRASE, or run on a terminal to be asked for the passphrase.")
         }
@@ -31,20 +33,40 @@ enum Transfer {
         try Commands.store { () throws(SecureStoreError) in try store.exportRecords() }
     }
 
+    /// Writes every item into a new export file: built in a private temporary file next to `output`, sealed as
+    /// a whole (FORMAT.md, Export files), its passphrase stretched with Argon2id's moderate costs (the file
+    /// travels), and linked into place only when complete. A failure (a full disk, a kill) leaves nothing at
+    /// `output`, so a retry is not refused; an existing file is never overwritten.
     static func export(to output: String, _ context: Context) throws(CLIError) {
-        guard !FileManager.default.fileExists(atPath: output) else {
+        var entry = stat()
+        guard lstat(output, &entry) != 0 else {
             throw .usage("\(output) exists; choose a new file (an export never overwrites).")
         }
         let source = try transferable(try context.open(creating: false))
         let all = try records(source)
         let secret = try passphrase(confirm: true)
+        let temporary = Files.temporaryPath(nextTo: output)
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
         let n = try Commands.store { () throws(SecureStoreError) -> Int in
-            let groups = Array(Set(all.compactMap { $0.attributes[.accessGroup]?.text })).sorted()
-            let target = try SQLiteStore(path: output, key: .passphrase(secret),
-                                         configuration: StoreConfiguration(accessGroups: groups.isEmpty ? [StoreConfiguration.defaultAccessGroup] : groups))
-            return try target.importRecords(all)
+            let n = try fill(temporary, with: all, passphrase: secret)
+            guard try Files.linkIntoPlace(temporary, at: output, what: "export file") else {
+                throw .param("output", "\(output) appeared while the export was being written; nothing was written "
+                    + "there. Choose a new file (an export never overwrites).")
+            }
+            return n
         }
         StandardStreams.report("exported \(n) item(s) to \(output)")
+    }
+
+    /// The export's content in the file at `path` (the store is closed on return).
+    private static func fill(_ path: String, with all: [ItemRecord], passphrase: Data) throws(SecureStoreError) -> Int {
+        let groups = Array(Set(all.compactMap { $0.attributes[.accessGroup]?.text })).sorted()
+        let target = try SQLiteStore(path: path, key: .passphrase(passphrase),
+                                     configuration: StoreConfiguration(accessGroups: groups.isEmpty ? [StoreConfiguration.defaultAccessGroup] : groups),
+                                     passphraseCost: .moderate)
+        let n = try target.importRecords(all)
+        try target.backend.sealWhole()
+        return n
     }
 
     static func importFile(_ input: String, _ context: Context) throws(CLIError) {
@@ -54,7 +76,7 @@ enum Transfer {
         progress("importing into \(target.storeDescription): \(target.guarantees.transferPromise)")
         let (n, total) = try Commands.store { () throws(SecureStoreError) -> (Int, Int) in
             let source = try SQLiteStore(path: input, key: .passphrase(secret), readOnly: true)   // the file is never changed
-            let records = try source.exportRecords()
+            let records = try source.backend.sealedRecords()   // refused unless sealed as a whole
             return (try target.importRecords(records), records.count)
         }
         StandardStreams.report("imported \(n) item(s) from \(input)" + Self.alreadyThere(total - n))
@@ -102,7 +124,9 @@ enum Transfer {
         switch target {
         case .keyFile(let file): key = .keyFile(file)
         case .passphraseEnvironment(let variable):
-            guard let p = ProcessInfo.processInfo.environment[variable], !p.isEmpty else {
+            guard let p = try Commands.store({ () throws(SecureStoreError) in
+                try SecretText.environment(variable, in: ProcessInfo.processInfo.environment)
+            }) else {
                 throw .usage("the environment variable \(TextEscaping.quoted(variable)) is not set.")
             }
             key = .passphrase(p)

@@ -40,6 +40,57 @@ package enum Files {
         path + ".creating-" + Sodium.random(6).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// Puts the completed file `temporary` (made with ``temporaryPath(nextTo:)``) in place at `path`: its data
+    /// is synced, then it is `link`ed to `path` (which never replaces or follows anything there) and the folder
+    /// is synced, so after a crash `path` is either absent or the complete file. Returns false, having changed
+    /// nothing, when something is already at `path`. The one way every file the tool creates reaches its name:
+    /// a new store, a new key file, an export. The caller removes `temporary`.
+    package static func linkIntoPlace(_ temporary: String, at path: String, what: String) throws(SecureStoreError) -> Bool {
+        let fd = open(temporary, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw creationError(errno, what: what, path: path) }
+        let synced = fsync(fd)
+        let syncError = errno
+        close(fd)
+        guard synced == 0 else { throw creationError(syncError, what: what, path: path) }
+        guard link(temporary, path) == 0 else {
+            let code = errno
+            if code == EEXIST { return false }
+            throw creationError(code, what: what, path: path)
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        let folder = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)   // the new name is durable; a folder that cannot be synced still holds it
+            close(folder)
+        }
+        return true
+    }
+
+    /// Throws `notAvailable` when the file system holding the file at `path` refuses byte-range locks (ENOLCK,
+    /// as an NFS mount without a lock manager does). SQLite reports that as "busy", so a writer would wait
+    /// out its whole busy timeout and blame another process; one `F_GETLK` when the store opens says what it is.
+    package static func checkLocks(_ path: String, what: String) throws(SecureStoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return }   // the open that follows reports it
+        defer { close(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        if fcntl(fd, F_GETLK, &lock) != 0, errno == ENOLCK {
+            throw SecureStoreError(.notAvailable, "The file system holding the \(what) \(path) does not support file "
+                + "locks (ENOLCK, as an NFS mount without a lock manager), which keep writers of the store apart. Put "
+                + "the store on a local file system, or enable locking on the mount.")
+        }
+    }
+
+    /// Whether the file system holding `folder` has no space left for this process (root may use the
+    /// reserved blocks).
+    package static func isFull(_ folder: String) -> Bool {
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return false }
+        return (geteuid() == 0 ? info.f_bfree : info.f_bavail) == 0
+    }
+
     /// Why a file could not be created, as a user can act on it: a folder on the way that does not exist
     /// (only the default locations' folders are made; a configured path's folder is the user's to make, so a
     /// typo never leaves folders behind) is `notAvailable` naming the folder and the command that makes it;
@@ -52,6 +103,9 @@ package enum Files {
                 "Could not create the \(what) \(path): the folder \(folder) does not exist. Create it (mkdir -p -m 700 \(folder)) or configure another path.")
         case EACCES, EROFS:
             return SecureStoreError(.readOnly, "Could not create the \(what) \(path): \(String(cString: strerror(code))).")
+        case ENOSPC, EDQUOT, EFBIG:
+            return SecureStoreError(.io, "Could not create the \(what) \(path): \(String(cString: strerror(code))) "
+                + "(nothing was saved there; free some space and try again).")
         default:
             return SecureStoreError(.io, "Could not create the \(what) \(path): \(String(cString: strerror(code))).")
         }
@@ -153,17 +207,19 @@ package enum Files {
         defer { unlink(temporary) }
         var key = Sodium.random(Sodium.keyBytes)
         let written = write(fd, key, key.count)
-        let synced = fsync(fd)
         close(fd)
-        guard written == key.count, synced == 0 else {
+        guard written == key.count else {
             Sodium.zero(&key)
             throw SecureStoreError(.io, "Could not write the new key file \(path).")
         }
-        guard link(temporary, path) == 0 else {
-            let code = errno
+        do throws(SecureStoreError) {
+            guard try linkIntoPlace(temporary, at: path, what: "key file") else {
+                Sodium.zero(&key)
+                return nil
+            }
+        } catch {
             Sodium.zero(&key)
-            if code == EEXIST { return nil }
-            throw creationError(code, what: "key file", path: path)
+            throw error
         }
         return key
     }

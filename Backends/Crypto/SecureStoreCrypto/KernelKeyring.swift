@@ -19,9 +19,12 @@ import Glibc
 /// - The payload is a version byte, a 16-byte binding (a hash of the store's stored Argon2id parameters and
 ///   key-check value, which change on every rekey) and the 32-byte master key. A key whose binding differs
 ///   is ignored; the store's key check runs on whatever is loaded.
-/// - Permissions: possessor view/read/write/search/link/setattr, user view only: processes of the same user
-///   that possess the session keyring (that login's processes; with no login keyring set up, every process of
-///   the user) can read it; other processes of the user see only its name. Root can read any key.
+/// - Permissions: the owning user (uid) only — view/read/write/search/link/setattr — and nothing for
+///   possessors, group or others. A keyring is possessed by whoever shares it, whatever their uid (`su`
+///   without `-l`, `runuser`, `setpriv` keep the session keyring), so possessor rights would let a second
+///   account inside the first one's session read the key; with none, another uid can neither find nor read
+///   it. Root can read any key. A key found under this slot's name is used only when it is owned by this
+///   uid and carries exactly these permissions (one planted by another account is ignored).
 /// - The kernel removes it when its timeout passes, when the session keyring goes away, or on `lock`.
 package struct KeyringSlot: Sendable, Hashable {
     /// The key's description (its name in `keyctl show @s`); never secret.
@@ -51,14 +54,15 @@ package struct KeyringSlot: Sendable, Hashable {
     private static let keyctlUnlink: Int32 = 9
     private static let keyctlSetTimeout: Int32 = 15
     private static let keyctlInvalidate: Int32 = 21
-    /// Possessor: view, read, write, search, link, setattr; user: view.
-    private static let permissions: UInt = 0x3f01_0000
+    private static let keyctlDescribe: Int32 = 6
+    /// User (the owning uid): view, read, write, search, link, setattr; possessor, group, other: nothing.
+    package static let permissions: UInt = 0x003f_0000
 
     /// The cached master key when there is one bound to `binding`, in guarded memory; nil otherwise (no key,
     /// expired, another key generation, no keyring support).
     package func load(binding: [UInt8]) -> SecretKey? {
         let id = securestore_keyctl_search(Self.sessionKeyring, "user", description)
-        guard id > 0, let buffer = try? SecretKey(count: Self.payloadBytes) else { return nil }
+        guard id > 0, Self.ownedPrivately(id), let buffer = try? SecretKey(count: Self.payloadBytes) else { return nil }
         // Read straight into guarded memory (a longer payload is not ours: the length is checked).
         let length = securestore_keyctl_read(Int32(truncatingIfNeeded: id), buffer.pointer, Self.payloadBytes)
         guard length == Self.payloadBytes, buffer.pointer[0] == Self.version, binding.count == Self.bindingBytes else {
@@ -104,6 +108,33 @@ package struct KeyringSlot: Sendable, Hashable {
             _ = securestore_keyctl(Self.keyctlInvalidate, key, 0, 0, 0)
             throw error
         }
+    }
+
+    /// Whether key `id` belongs to this process's effective uid and carries exactly ``permissions``
+    /// (`KEYCTL_DESCRIBE`: "type;uid;gid;perm;description").
+    package static func ownedPrivately(_ id: Int) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let length = buffer.withUnsafeMutableBytes { raw in
+            securestore_keyctl(keyctlDescribe, UInt(bitPattern: id), UInt(bitPattern: raw.baseAddress), UInt(raw.count), 0)
+        }
+        guard length > 0, length <= buffer.count else { return false }
+        let text = String(decoding: buffer.prefix(Int(length)).prefix { $0 != 0 }, as: UTF8.self)
+        let fields = text.split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+        guard fields.count == 5, fields[0] == "user", let uid = UInt32(fields[1]), let perm = UInt(fields[3], radix: 16)
+        else { return false }
+        return uid == geteuid() && perm == permissions
+    }
+
+    /// The permissions of the key cached under this slot, if there is one this process can see (for tests).
+    package func cachedKeyDescription() -> String? {
+        let id = securestore_keyctl_search(Self.sessionKeyring, "user", description)
+        guard id > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let length = buffer.withUnsafeMutableBytes { raw in
+            securestore_keyctl(Self.keyctlDescribe, UInt(bitPattern: id), UInt(bitPattern: raw.baseAddress), UInt(raw.count), 0)
+        }
+        guard length > 0, length <= buffer.count else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Removes this slot's key; whether there was one.

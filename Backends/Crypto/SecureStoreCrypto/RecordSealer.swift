@@ -23,6 +23,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// The index subkey, keyed into one BLAKE2b state per blind-index domain (1 ref, 2 unique key,
     /// 3 service, 4 other attributes) once per store.
     private let index: BlindIndexKey
+    /// The subkey of whole-file seals (an export sealed as a whole: ``wholeSeal(kdf:check:rows:)``).
+    private let whole: SecretKey
     /// The master key, kept only when it was stretched from a passphrase (or loaded from the kernel keyring),
     /// so ``unlock(_:check:seconds:)`` can cache it without a second Argon2id run.
     private let master: SecretKey?
@@ -36,6 +38,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     private init(master: SecretKey, kdfParameters: [UInt8]?) throws(SecureStoreError) {
         encryption = try Sodium.derive(master, id: 1, context: "SSencryp")
         index = try BlindIndexKey(try Sodium.derive(master, id: 2, context: "SSindex_"), domains: 1...4)
+        whole = try Sodium.derive(master, id: 3, context: "SSwhole_")
         self.master = kdfParameters == nil ? nil : master
         self.kdfParameters = kdfParameters
     }
@@ -153,6 +156,48 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         guard let stored, stored == opened else {
             throw SecureStoreError(.authFailed, "The store was re-keyed by another process or store object since "
                 + "it was opened; nothing was written. Open the store again with its current key.")
+        }
+    }
+
+    // MARK: Whole-file seal
+
+    /// The seal of a whole file (an export): keyed BLAKE2b-256 with the `whole` subkey over
+    /// `"SecureStore whole seal v1" ‖ 0`, the stored KDF parameters and key check (each `u32 length ‖ bytes`,
+    /// length 0xFFFFFFFF for none), the row count (u64) and every row in the order given (its columns as
+    /// FORMAT.md says). A missing, added, changed, reordered or replayed row, or other key parameters, give
+    /// another seal; only the key's holder can make one.
+    package func wholeSeal(kdf: [UInt8]?, check: [UInt8]?, rows: [[TableValue]]) throws(SecureStoreError) -> [UInt8] {
+        let hash = try KeyedHash(key: whole)
+        hash.update(Array("SecureStore whole seal v1".utf8) + [0])
+        func field(_ bytes: [UInt8]?) {
+            guard let bytes else { hash.update(bigEndian: UInt32.max); return }
+            hash.update(bigEndian: UInt32(truncatingIfNeeded: bytes.count))
+            hash.update(bytes)
+        }
+        field(kdf)
+        field(check)
+        hash.update(bigEndian: UInt64(rows.count))
+        for row in rows {
+            hash.update(bigEndian: UInt32(truncatingIfNeeded: row.count))
+            for value in row {
+                switch value {
+                case .null: hash.update([0])
+                case .integer(let n): hash.update([1]); hash.update(bigEndian: n)
+                case .blob(let b): hash.update([2]); field(b)
+                case .text(let t): hash.update([3]); field(Array(t.utf8))
+                }
+            }
+        }
+        return hash.finish()
+    }
+
+    /// Whether `stored` is the seal ``wholeSeal(kdf:check:rows:)`` gives (constant time).
+    package static func sameSeal(_ stored: [UInt8], _ computed: [UInt8]) -> Bool {
+        stored.count == computed.count && stored.withUnsafeBufferPointer { a in
+            computed.withUnsafeBufferPointer { b in
+                guard let a = a.baseAddress, let b = b.baseAddress else { return false }
+                return Sodium.equal(a, b, count: computed.count)
+            }
         }
     }
 

@@ -34,6 +34,8 @@ package enum Sodium {
     /// Argon2id cost limits.
     package static let interactiveOps = UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE)
     package static let interactiveMem = UInt64(crypto_pwhash_MEMLIMIT_INTERACTIVE)
+    package static let moderateOps = UInt64(crypto_pwhash_OPSLIMIT_MODERATE)
+    package static let moderateMem = UInt64(crypto_pwhash_MEMLIMIT_MODERATE)
     package static let minimumOps = UInt64(crypto_pwhash_OPSLIMIT_MIN)
     package static let minimumMem = UInt64(crypto_pwhash_MEMLIMIT_MIN)
     package static let argon2id = Int32(crypto_pwhash_ALG_ARGON2ID13)
@@ -207,6 +209,35 @@ package final class BlindIndexKey: @unchecked Sendable {   // the states are rea
             crypto_generichash_update(state, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
             crypto_generichash_final(state, out, Sodium.indexBytes)
         }
+    }
+}
+
+/// A keyed BLAKE2b-256 over a stream of bytes (the whole-file seal of an export), its state in guarded
+/// memory and zeroed when released.
+package final class KeyedHash {
+    private let memory: SecretKey
+    private let state: OpaquePointer
+    private static let stride = (crypto_generichash_statebytes() + 63) & ~63
+
+    package init(key: SecretKey) throws(SecureStoreError) {
+        memory = try SecretKey(count: Self.stride + 63)
+        state = OpaquePointer(UnsafeMutableRawPointer(memory.pointer).alignedUp(toMultipleOf: 64))
+        crypto_generichash_init(state, key.pointer, key.count, Sodium.indexBytes)
+    }
+
+    package func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { crypto_generichash_update(state, $0.baseAddress, UInt64($0.count)) }
+    }
+
+    package func update<T: FixedWidthInteger>(bigEndian value: T) {
+        update(withUnsafeBytes(of: value.bigEndian) { Array($0) })
+    }
+
+    /// The 32-byte hash; the state is used up.
+    package func finish() -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Sodium.indexBytes)
+        crypto_generichash_final(state, &out, Sodium.indexBytes)
+        return out
     }
 }
 

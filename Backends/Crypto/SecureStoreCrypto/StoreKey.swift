@@ -88,6 +88,9 @@ public struct PassphraseCost: Sendable, Hashable {
 
     /// libsodium's INTERACTIVE limits (about 64 MiB, a fraction of a second).
     public static let interactive = PassphraseCost(operations: Sodium.interactiveOps, memoryBytes: Sodium.interactiveMem)
+    /// libsodium's MODERATE limits (256 MiB, about a second): for files that travel, such as exports, which
+    /// an attacker who has a copy can try passphrases on at leisure.
+    public static let moderate = PassphraseCost(operations: Sodium.moderateOps, memoryBytes: Sodium.moderateMem)
     /// libsodium's minimum limits: for tests only.
     public static let minimum = PassphraseCost(operations: Sodium.minimumOps, memoryBytes: Sodium.minimumMem)
 

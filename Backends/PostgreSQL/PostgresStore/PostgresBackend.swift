@@ -354,7 +354,8 @@ public final class PostgresBackend: StorageBackend {
     {
         var password: String? = nil
         if let passwordEnv {
-            guard let value = ProcessInfo.processInfo.environment[passwordEnv], !value.isEmpty else {
+            guard let bytes = try SecretText.environment(passwordEnv, in: ProcessInfo.processInfo.environment),
+                  let value = String(validating: bytes, as: UTF8.self) else {
                 throw SecureStoreError(.notAvailable,
                     "passwordEnv names \(passwordEnv), but that environment variable is not set; export it.")
             }

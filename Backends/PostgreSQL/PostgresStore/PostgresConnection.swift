@@ -146,8 +146,26 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             }
             option += 1
         }
+        for (name, text) in target.settings {
+            if let allowed = enumeratedSettings[name], !allowed.contains(text) {
+                throw .param("url", "The PostgreSQL URL sets \(name)=\(oneLine(text)), which libpq does not know; use one "
+                    + "of: \(allowed.joined(separator: ", ")). Fix the url in your config (retrying cannot help).")
+            }
+        }
         return target
     }
+
+    /// The settings libpq takes from a fixed list of values. libpq's parser accepts any value and refuses a
+    /// wrong one only when it connects, which would report a bad config as an unreachable server (exit 6,
+    /// "retry") instead of a config to fix (exit 2).
+    static let enumeratedSettings: [String: [String]] = [
+        "sslmode": ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"],
+        "target_session_attrs": ["any", "read-write", "read-only", "primary", "standby", "prefer-standby"],
+        "gssencmode": ["disable", "prefer", "require"],
+        "channel_binding": ["disable", "prefer", "require"],
+        "load_balance_hosts": ["disable", "random"],
+        "sslnegotiation": ["postgres", "direct"],
+    ]
 
     /// Connects to one of `target`'s hosts (several give failover), trying the host at `preferred` first,
     /// then the others in the URL's order, each within the connect deadline; with `password` when given.

@@ -35,6 +35,7 @@ public final class SQLiteBackend: StorageBackend {
     ///   create `-wal` or `-shm`), is opened this way by itself, so reads still work.
     public init(path: String, key: StoreKey, passphraseCost: PassphraseCost = .interactive,
                 busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
+        try Self.checkPath(path)
         self.path = path
         self.busyTimeout = busyTimeout
         let ms = Int32(clamping: busyTimeout.wholeMilliseconds)
@@ -56,6 +57,7 @@ public final class SQLiteBackend: StorageBackend {
             }
             if let created = try Connection.create(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms) {
                 self.readOnly = false
+                diskFull = false
                 state = Locked(created)
                 return
             }
@@ -83,21 +85,57 @@ public final class SQLiteBackend: StorageBackend {
                 + "one, it was truncated: restore it from a backup. To start a new store at this path, remove the empty "
                 + "file first.")
         }
+        if !readOnly { try Files.checkLocks(path, what: "store file") }
         // Writing needs the file and its folder (SQLite creates -wal and -shm next to the file).
         let folderWritable = access(folder.isEmpty ? "." : folder, W_OK | X_OK) == 0
         let readOnly = readOnly || access(path, W_OK) != 0 || !folderWritable
-        self.readOnly = readOnly
+        var connection: Connection
+        var full = false
         do throws(SecureStoreError) {
-            state = Locked(try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
-                                               readOnly: readOnly))
+            connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
+                                             readOnly: readOnly)
         } catch {
-            guard !folderWritable, error.code == .notAvailable || error.code == .readOnly || error.code == .io else {
-                throw error
-            }
+            if !readOnly, error.code == .io, Files.isFull(folder.isEmpty ? "." : folder) {
+                // A full disk: SQLite cannot even make its shared-memory file to read (it says "disk I/O error").
+                // Read without writing anything; a write then says the disk is full.
+                do throws(SecureStoreError) {
+                    connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
+                                                     readOnly: true)
+                } catch where error.code == .io || error.code == .notAvailable {
+                    throw SecureStoreError(.io, "The disk holding \(path) is full (no space left on the device), and "
+                        + "reading this store needs SQLite's shared-memory file (-shm) next to it. Free some space, "
+                        + "then try again. (\(error.message))")
+                }
+                full = true
+            } else {
+                guard !folderWritable, error.code == .notAvailable || error.code == .readOnly || error.code == .io else {
+                    throw error
+                }
             throw SecureStoreError(error.code, "The store \(path) cannot be read: its folder \(folder) is not writable, "
                 + "and SQLite needs to create files there (\((real as NSString).lastPathComponent)-shm) to read a store "
                 + "whose write-ahead log (-wal) is not merged yet. Make the folder writable (chmod u+w \(folder)) and open "
                 + "the store once, or copy the store files to a folder you can write. (\(error.message))")
+            }
+        }
+        self.readOnly = readOnly || full
+        diskFull = full
+        state = Locked(connection)
+    }
+
+    /// Whether the store was opened for reading only because its disk is full.
+    private let diskFull: Bool
+
+    /// Refuses, before anything is created, a store path that is no file: an empty one, and SQLite's
+    /// `:memory:` (a database that lives in one connection: SQLite would give a store that forgets everything,
+    /// or a file `./:memory:` that later opens as an empty database).
+    package static func checkPath(_ path: String) throws(SecureStoreError) {
+        guard !path.isEmpty else {
+            throw .param("path", "The store path is empty; give the path of the store file (or leave \"path\" out "
+                + "for the default).")
+        }
+        guard (path as NSString).lastPathComponent != ":memory:" else {
+            throw .param("path", "The store path \(path) names SQLite's in-memory database, not a file: a store there "
+                + "would keep nothing. Give a file path, or use the memory backend to keep nothing on purpose.")
         }
     }
 
@@ -141,7 +179,11 @@ public final class SQLiteBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        try state.withLock { (connection) throws(SecureStoreError) -> T in
+        if writing, diskFull {
+            throw SecureStoreError(.io, "The disk holding \(path) is full (no space left on the device): the store was "
+                + "opened for reading only and nothing was written. Free some space, then try again.")
+        }
+        return try state.withLock { (connection) throws(SecureStoreError) -> T in
             try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
                 var txn = SealedTransaction(SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
                                                         sealer: connection.sealer, epoch: connection.epoch,
@@ -203,6 +245,49 @@ public final class SQLiteBackend: StorageBackend {
     @discardableResult
     public static func lock(path: String) -> Bool {
         Connection.keyringSlot(path)?.drop() ?? false
+    }
+
+    // MARK: Export files
+
+    /// Seals the whole file (an export, FORMAT.md "Export files") and makes it one self-contained file: the
+    /// seal over the key parameters and every row in id order goes into `meta` (`seal`), then the
+    /// write-ahead log is merged and the journal mode set to DELETE, so the file alone holds everything (it is
+    /// then linked into place by the caller). Call it once every item is in.
+    package func sealWhole() throws(SecureStoreError) {
+        let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
+            Result { () throws(SecureStoreError) in
+                try connection.transaction(writing: true) { (_) throws(SecureStoreError) in
+                    let seal = try connection.wholeSeal()
+                    try connection.db.query("INSERT OR REPLACE INTO meta(k, v) VALUES ('seal', ?)", [.blob(seal)])
+                }
+                try connection.db.exec("PRAGMA journal_mode=DELETE")
+            }
+        }
+        try outcome.get()
+    }
+
+    /// Every record of a sealed file (an export), in insertion order, read in the same snapshot as the seal is
+    /// checked: `decode` when the file has no seal (made by a SecureStore before export seals, or the seal was
+    /// removed) or the seal does not match (a row missing, added, changed, reordered or replayed).
+    package func sealedRecords() throws(SecureStoreError) -> [ItemRecord] {
+        try state.withLock { (connection) throws(SecureStoreError) -> [ItemRecord] in
+            try connection.transaction(writing: false) { (layout) throws(SecureStoreError) -> [ItemRecord] in
+                let stored = try connection.db.query("SELECT v FROM meta WHERE k = 'seal'")
+                guard case .blob(let seal)? = stored.first?.first else {
+                    throw SecureStoreError(.decode, "The file \(path) has no whole-file seal: it was not made by this "
+                        + "version's export (older exports were not sealed as a whole), or it was altered. Nothing was "
+                        + "imported. An older export can still be opened as a store: see FORMAT.md, Export files.")
+                }
+                guard connection.version >= SQLiteBackend.schemaVersion,
+                      RecordSealer.sameSeal(seal, try connection.wholeSeal()) else {
+                    throw SecureStoreError(.decode, "The file \(path) does not match its seal: an item was removed, "
+                        + "added, changed, reordered or replayed since it was exported. Nothing was imported.")
+                }
+                return try SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
+                                       sealer: connection.sealer, epoch: connection.epoch, epochChecked: false)
+                    .all().map(\.record)
+            }
+        }
     }
 
     /// `EXPLAIN QUERY PLAN` of the full-key lookup (for tests).
@@ -277,6 +362,10 @@ extension SQLiteBackend {
             CREATE INDEX IF NOT EXISTS items_acct ON items(acct);
             """
 
+        /// The file this connection opened (device and inode of its path when it opened it), and that path: a
+        /// writer checks under the write lock that the path still names this file.
+        private var file: (path: String, device: UInt64, inode: UInt64)?
+
         private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8], version: Int64) {
             self.db = db
             self.sealer = sealer
@@ -319,14 +408,10 @@ extension SQLiteBackend {
                     throw error
                 }
             }
-            guard link(temporary, path) == 0 else {
-                let code = errno
-                if code == EEXIST { return nil }
-                throw SecureStoreError(code == EACCES || code == EROFS ? .readOnly : .io,
-                                       "Could not create the store file \(path): \(String(cString: strerror(code))).")
-            }
+            guard try Files.linkIntoPlace(temporary, at: path, what: "store file") else { return nil }
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
             let connection = Connection(db: db, sealer: sealer, epoch: check, version: SQLiteBackend.schemaVersion)
+            connection.noteFile(path)
             try connection.configure()
             return connection
         }
@@ -354,6 +439,7 @@ extension SQLiteBackend {
                 throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
             }
             let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch, version: version)
+            if !readOnly { connection.noteFile(path) }
             try connection.configure(readOnly: readOnly)
             return connection
         }
@@ -363,6 +449,25 @@ extension SQLiteBackend {
             guard let real = realpath(path, nil) else { return nil }
             defer { free(real) }
             return KeyringSlot(store: "sqlite " + String(cString: real))
+        }
+
+        /// Notes which file `path` names now (right after the connection opened it).
+        func noteFile(_ path: String) {
+            var info = stat()
+            file = stat(path, &info) == 0 ? (path, UInt64(info.st_dev), UInt64(info.st_ino)) : nil
+        }
+
+        /// Under the write lock: the store's path still names the file this connection opened. Another copy of
+        /// the store moved over the path (or the file removed) while this writer waited would otherwise take
+        /// its writes into a file nobody can reach any more, and the copy's items would look lost.
+        private func requireSameFile() throws(SecureStoreError) {
+            guard let file else { return }
+            var info = stat()
+            guard stat(file.path, &info) == 0, UInt64(info.st_dev) == file.device, UInt64(info.st_ino) == file.inode else {
+                throw SecureStoreError(.notAvailable, "The store file \(file.path) was replaced or removed by another "
+                    + "program since this one opened it; nothing was written. Check what is at that path now, then run "
+                    + "the command again.")
+            }
         }
 
         /// Keeps the master key in the kernel keyring for `seconds` (see ``SQLiteBackend/unlock(for:)``).
@@ -418,6 +523,7 @@ extension SQLiteBackend {
                 // it fails here, before a row is sealed with the old key. A reader checks it only when a find
                 // comes back empty or a row does not open (the sealed-table layer does), as PostgreSQL's do.
                 if writing {
+                    try requireSameFile()
                     try RecordSealer.requireSameEpoch(stored: try Self.layout.storedCheck(SQLiteExecutor(db: db)),
                                                       opened: epoch)
                 }
@@ -461,6 +567,17 @@ extension SQLiteBackend {
                     + "the file was altered. It was not upgraded and nothing was written.")
             }
             try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
+        }
+
+        /// The whole-file seal of what the file holds now (``RecordSealer/wholeSeal(kdf:check:rows:)``): the
+        /// stored KDF parameters and key check, and every row in id order, every column.
+        func wholeSeal() throws(SecureStoreError) -> [UInt8] {
+            func meta(_ k: String) throws(SecureStoreError) -> [UInt8]? {
+                if case .blob(let v)? = try db.query("SELECT v FROM meta WHERE k = ?", [.text(k)]).first?.first { return v }
+                return nil
+            }
+            let rows = try db.query("SELECT id, cls, ref, ukey, svc, acct, blob, secret FROM items ORDER BY id")
+            return try sealer.wholeSeal(kdf: try meta("kdf"), check: try meta("check"), rows: rows)
         }
 
         // MARK: Rekey
