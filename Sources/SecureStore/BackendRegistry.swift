@@ -96,6 +96,9 @@ public struct BackendFactory: Sendable {
     public let make: @Sendable (BackendSettings) throws(SecureStoreError) -> any SecureStore
     /// Whether it can be used here, and why not (without opening or changing any store).
     public let availability: @Sendable (BackendSettings) -> Result<Void, SecureStoreError>
+    /// What `securestore backends` adds to "available", asked only after ``availability`` succeeded (the Secret
+    /// Service: which program answers, e.g. "KeePassXC (keepassxc, pid 4242)").
+    public var detail: @Sendable () -> String? = { nil }
 
     public init(name: String, section: String, allowedKeys: Set<String>, pathKeys: Set<String> = [], summary: String,
                 guarantees: StorageGuarantees? = nil,

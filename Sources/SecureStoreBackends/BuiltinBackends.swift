@@ -104,7 +104,7 @@ public enum BuiltinBackends {
         BackendRegistry.register(sqlite.unbuilt)
         #endif
         #if SecretService
-        BackendRegistry.register(secretServiceBackend.factory(guarantees: SecretServiceBackend.guarantees, availability: { s in
+        var secretServiceFactory = secretServiceBackend.factory(guarantees: SecretServiceBackend.guarantees, availability: { s in
             // A report starts nothing: without a session bus address, connecting would autolaunch a bus
             // (dbus-launch, when DISPLAY is set) and create files; say so instead.
             guard let bus = s.environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty else {
@@ -114,7 +114,9 @@ public enum BuiltinBackends {
             return Result { () throws(SecureStoreError) in _ = try secretService(s) }
         }) { (s: BackendSettings) throws(SecureStoreError) -> any SecureStore in
             try secretService(s)
-        })
+        }
+        secretServiceFactory.detail = { SecretServiceProvider.current().map { "provider: \($0)" } }
+        BackendRegistry.register(secretServiceFactory)
         #else
         BackendRegistry.register(secretServiceBackend.unbuilt)
         #endif

@@ -141,7 +141,7 @@ enum Commands {
         var lines: [String] = []
         for factory in BackendRegistry.all {
             let availability: String = switch factory.availability(selection.settings(for: factory)) {
-            case .success: "available"
+            case .success: "available" + (factory.detail().map { " (\($0))" } ?? "")
             case .failure(let e): "unavailable: \(e.message)"
             }
             let mark = factory.name == selection.backend ? "*" : " "

@@ -542,6 +542,8 @@ struct CLIOutputTests {
         let target = try Tool.sqlite()
         let to = target.environment["SECURESTORE_CONFIG"] ?? ""
         #expect(try tool.run(["migrate", "--to", to]).status == 0)
+        #expect(try tool.run(["update", "--class", "internet", "--server", "h", "--account", "a", "--data-stdin"],
+                             stdin: Data("y".utf8)).status == 0)   // the copy now differs: a clash, not a resume
         let clash = try tool.run(["migrate", "--to", to])
         #expect(clash.status == 3 && clash.stderr.contains("already has an internet password"), "\(clash.stderr)")
         #expect(!clash.stderr.contains("a internet"))

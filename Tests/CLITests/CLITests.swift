@@ -177,8 +177,17 @@ struct CLITransferTests {
         #expect(try target.run(["import", "--input", file]).status == 0)
         #expect(try findJSON(target) == before)
         #expect(try target.run(["get", "--service", "zq-service-marker", "--account", "a3"]).stdout == Data("secret-3".utf8))
-        #expect(try target.run(["import", "--input", file]).status == 3, "a second import clashes, all or nothing")
+        // The same file again (an import that was interrupted, run again): every item is recognised, nothing changes.
+        let again = try target.run(["import", "--input", file])
+        let said = String(decoding: again.stdout, as: UTF8.self) + again.stderr
+        #expect(again.status == 0 && said.contains("were already there"), "\(said)")
         #expect(try findJSON(target) == before)
+        // Another item with a taken key (the same account, another secret) clashes: all or nothing.
+        #expect(try target.run(["update", "--service", "zq-service-marker", "--account", "a3", "--data-stdin"],
+                               stdin: Data("changed".utf8)).status == 0)
+        let changed = try findJSON(target)
+        #expect(try target.run(["import", "--input", file]).status == 3, "a clash with an item that differs")
+        #expect(try findJSON(target) == changed)
         let raw = try Data(contentsOf: URL(fileURLWithPath: file))
         #expect(raw.range(of: Data("secret-3".utf8)) == nil && raw.range(of: Data("zq-service-marker".utf8)) == nil, "the export file is encrypted")
     }
@@ -194,10 +203,17 @@ struct CLITransferTests {
         #expect(migrated.status == 0, "\(migrated.stderr)")
         #expect(try findJSON(target) == before)
         #expect(try findJSON(source) == before)
-        // Again: every item clashes; the target must not change.
+        // Again with one more item (a migrate that was interrupted, run again): the copies already there are
+        // recognised, the new item is added.
         #expect(try source.run(["add", "--service", "m", "--account", "new"], stdin: Data("n".utf8)).status == 0)
+        let all = try findJSON(source)
+        let resumed = try source.run(["migrate", "--to", targetConfig])
+        #expect(resumed.status == 0 && resumed.stderr.contains("were already in the target"), "\(resumed.stderr)")
+        #expect(try findJSON(target) == all)
+        // A source item that differs from its copy (another secret) clashes; the target must not change.
+        #expect(try source.run(["update", "--service", "m", "--account", "a0", "--data-stdin"], stdin: Data("other".utf8)).status == 0)
         #expect(try source.run(["migrate", "--to", targetConfig]).status == 3)
-        #expect(try findJSON(target) == before)
+        #expect(try findJSON(target) == all)
     }
 
     @Test("rekey rotates the SQLite key; the old key then fails")

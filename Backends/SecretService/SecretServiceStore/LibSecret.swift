@@ -64,7 +64,7 @@ public struct SecretServiceProvider: Sendable, Hashable, CustomStringConvertible
     }
 
     /// Asks the session bus (never the daemon itself, and never starting one).
-    static func current() -> SecretServiceProvider? {
+    public static func current() -> SecretServiceProvider? {
         guard (try? LibSecret.require()) != nil else { return nil }
         let timeout = SecretServiceBackend.callTimeoutMilliseconds
         let pid = ss_service_pid(timeout)
