@@ -1,9 +1,7 @@
-// The part of GLib, GIO and libsecret that shim.h and SecretServiceConnection.swift use, declared here so that
-// building needs no GLib headers or pkg-config and links nothing: the backend opens libsecret-1.so.0 (which
-// brings GLib, GObject and GIO) at its first use and calls every function through `struct ss_glib`, filled
-// by dlsym. The declarations copy the libraries' stable ABI; Tests/SecretServiceStoreTests/
-// LibraryTests.swift compiles shim.h with SS_GLIB_CHECK against the real headers, which checks every
-// prototype below against GLib's own and every constant's value.
+// The part of GLib, GIO and libsecret the backend uses, declared so that building needs no GLib headers or
+// pkg-config and links nothing (why: LibSecret.swift): libsecret-1.so.0 is opened at first use and every call
+// goes through `struct ss_glib`, filled by dlsym. Tests/SecretServiceStoreTests/LibraryTests.swift compiles
+// these headers with SS_GLIB_CHECK against the real ones (every prototype, constant and layout).
 #ifndef SECURESTORE_GLIB_SUBSET_H
 #define SECURESTORE_GLIB_SUBSET_H
 
@@ -13,8 +11,7 @@
 #pragma clang diagnostic ignored "-Wnullability-completeness"   // only the table's pointers are annotated
 #endif
 
-// The layouts of GLib's GError (public fields), GHashTableIter and GVariantBuilder (stack objects whose
-// fields are private): checked against the real ones.
+// The layouts of GError (public fields), GHashTableIter and GVariantBuilder (private fields): checked.
 struct ss_GError { unsigned int domain; int code; char *message; };
 struct ss_GHashTableIter { void *dummy1, *dummy2, *dummy3; int dummy4; int dummy5; void *dummy6; };
 struct ss_GVariantBuilder { __UINTPTR_TYPE__ x[16]; };
@@ -34,15 +31,12 @@ typedef __UINTPTR_TYPE__ guintptr;
 typedef guint32 GQuark;
 typedef gsize GType;
 
-/// GError's public fields.
 typedef struct ss_GError GError;
-/// Stack objects with the size and alignment of GLib's (their fields are private).
 typedef struct ss_GHashTableIter GHashTableIter;
 typedef struct ss_GVariantBuilder GVariantBuilder;
 /// Complete here only so Swift keeps typed pointers to them; their fields are never read.
 typedef struct ss_SecretService { gpointer ss_private; } SecretService;
 typedef struct ss_GCancellable { gpointer ss_private; } GCancellable;
-// Opaque.
 typedef struct _GAsyncResult GAsyncResult;
 typedef struct _GDBusConnection GDBusConnection;
 typedef struct _GDBusProxy GDBusProxy;
@@ -73,11 +67,9 @@ typedef enum { G_DBUS_SIGNAL_FLAGS_NONE = 0 } GDBusSignalFlags;
 typedef enum { G_DBUS_MESSAGE_TYPE_SIGNAL = 4 } GDBusMessageType;
 typedef enum { SECRET_SERVICE_NONE = 0, SECRET_SERVICE_OPEN_SESSION = 1 << 1 } SecretServiceFlags;
 typedef enum { SECRET_ITEM_CREATE_NONE = 0 } SecretItemCreateFlags;
-enum {
-    G_DBUS_ERROR_SERVICE_UNKNOWN = 2, G_DBUS_ERROR_NAME_HAS_NO_OWNER = 3, G_DBUS_ERROR_NO_REPLY = 4,
-    G_DBUS_ERROR_NO_SERVER = 11, G_DBUS_ERROR_TIMEOUT = 12, G_DBUS_ERROR_DISCONNECTED = 15,
-    G_DBUS_ERROR_UNKNOWN_METHOD = 19, G_DBUS_ERROR_TIMED_OUT = 20, G_DBUS_ERROR_UNKNOWN_OBJECT = 41,
-};
+enum { G_DBUS_ERROR_SERVICE_UNKNOWN = 2, G_DBUS_ERROR_NAME_HAS_NO_OWNER = 3, G_DBUS_ERROR_NO_REPLY = 4, G_DBUS_ERROR_NO_SERVER = 11,
+       G_DBUS_ERROR_TIMEOUT = 12, G_DBUS_ERROR_DISCONNECTED = 15, G_DBUS_ERROR_UNKNOWN_METHOD = 19, G_DBUS_ERROR_TIMED_OUT = 20,
+       G_DBUS_ERROR_UNKNOWN_OBJECT = 41 };
 enum { G_IO_ERROR_CANCELLED = 19, G_IO_ERROR_TIMED_OUT = 24, G_IO_ERROR_INVALID_DATA = 35 };
 enum { SECRET_ERROR_PROTOCOL = 1, SECRET_ERROR_IS_LOCKED = 2, SECRET_ERROR_NO_SUCH_OBJECT = 3 };
 
@@ -201,7 +193,7 @@ gchar *(secret_service_create_item_dbus_path_sync)(SecretService *self, const gc
 gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const gchar *item_path,
                                                      GCancellable *cancellable, GError **error);
 
-/// Every function above except the last, in the order of `struct ss_glib`.
+/// Every function above but the two not loaded, in the order of `struct ss_glib`.
 #define SS_GLIB_FUNCTIONS(X) \
     X(secret_service_get_type) X(secret_service_open_sync) X(secret_service_get_session_dbus_path) \
     X(secret_service_ensure_session) X(secret_service_ensure_session_finish) \
@@ -229,7 +221,7 @@ gboolean (secret_service_delete_item_dbus_path_sync)(SecretService *self, const 
 SS_GLIB_FUNCTIONS(SS_GLIB_TYPEDEF)
 #undef SS_GLIB_TYPEDEF
 
-/// One pointer per function, filled by dlsym (SecretServiceConnection.swift).
+/// One pointer per function, filled by dlsym (LibSecret.swift).
 struct ss_glib {
 #if defined(__clang__)
 #define SS_GLIB_FIELD(name) ss_##name##_fn _Nonnull name;   // Swift: non-optional
@@ -249,7 +241,7 @@ static inline const char *ss_glib_name(size_t i) {
 }
 static inline size_t ss_glib_count(void) { return sizeof(struct ss_glib) / sizeof(void (*)(void)); }
 
-/// The loaded functions (defined in SecretServiceConnection.swift; loads libsecret on first use).
+/// The loaded functions (defined in LibSecret.swift; loads libsecret on first use).
 const struct ss_glib *securestore_glib(void);
 
 #ifdef SS_GLIB_CHECK
