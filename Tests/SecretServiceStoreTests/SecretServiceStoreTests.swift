@@ -110,6 +110,18 @@ struct SecretServiceStoreTests {
         return (steps(output.stdout), measures)
     }
 
+    @Test("the provider is named from the bus: the running one, or none with activation possible, starting nothing")
+    func providerNamed() throws {
+        let running = try Self.run([Self.providerScript, Self.probe, "provider"], environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
+        let expected = onKeePassXC ? "provider KeePassXC (keepassxc, pid " : "provider GNOME Keyring (gnome-keyring-daemon, pid "
+        #expect(running.stdout.contains(expected), "\(running.stdout)")
+        // A bus where nothing owns org.freedesktop.secrets (gnome-keyring's service file makes it activatable).
+        let none = try Self.run(["dbus-run-session", "--", Self.probe, "provider"], environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
+        #expect(none.stdout.contains("provider no Secret Service is running (D-Bus activation would start one on first use)"),
+                "\(none.stdout)")
+        #expect(none.stdout.contains("owned false"), "asking started a provider: \(none.stdout)")
+    }
+
     @Test("daemon stopped as CreateItem reaches it: outcomeUnknown (never notAvailable), and the item is there once it continues")
     func stoppedAtCreate() throws {
         let (steps, measures) = try Self.privateBusProbeOutput("stopAtCreate")

@@ -65,7 +65,9 @@ public struct SecretServiceProvider: Sendable, Hashable, CustomStringConvertible
 
     /// Asks the session bus (never the daemon itself, and never starting one).
     public static func current() -> SecretServiceProvider? {
-        guard (try? LibSecret.require()) != nil else { return nil }
+        // Without a bus address, asking would autolaunch a bus (dbus-launch when DISPLAY is set): never.
+        guard let bus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !bus.isEmpty,
+              (try? LibSecret.require()) != nil else { return nil }
         let timeout = SecretServiceBackend.callTimeoutMilliseconds
         let pid = ss_service_pid(timeout)
         guard pid > 0 else {

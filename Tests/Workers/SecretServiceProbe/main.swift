@@ -14,6 +14,7 @@ import CProbe
 //   securestore-secretservice-probe change NAMESPACE  changes items x and y of service `cache` (for the cache test)
 //   securestore-secretservice-probe race NAMESPACE COUNT   adds k-0 … k-(COUNT-1) to NAMESPACE, one line each:
 //                                            `ok k-i`, `dup k-i` or `err k-i CODE MESSAGE` (for racing processes)
+//   securestore-secretservice-probe provider   prints `provider DESCRIPTION` and `owned true|false`
 //   securestore-secretservice-probe stopAtCreate   stop the daemon as CreateItem is sent: outcomeUnknown; after
 //                                            SIGCONT, `measure existsAfter 1|0` tells what it did
 //   securestore-secretservice-probe stopAtDelete   4 items; stop the daemon as the first Delete is sent:
@@ -245,6 +246,10 @@ func faultScenario(_ name: String) {
 }
 
 switch scenario {
+case "provider":
+    // Which program answers (read from the bus; starts nothing), and whether one owns the name afterwards.
+    say("provider \(SecretServiceProvider.current()?.description ?? "unknown")")
+    say("owned \(daemonOwnsName())")
 case "stopAtCreate", "stopAtDelete", "killAtImport":
     faultScenario(scenario)
 case "killed":
