@@ -122,6 +122,14 @@ struct SecretServiceStoreTests {
         #expect(none.stdout.contains("owned false"), "asking started a provider: \(none.stdout)")
     }
 
+    @Test("reads read only what they need: listings and attribute-only queries make no GetSecrets call, a data lookup one")
+    func attributeReadsMakeNoGetSecrets() throws {
+        let (steps, measures) = try Self.privateBusProbeOutput("secretReads")
+        #expect(steps["reads"] == nil, "\(String(describing: steps["reads"]))")
+        #expect(measures["attributeReads"] == "0", "\(measures)")
+        #expect(measures["afterDataRead"] == "1", "\(measures)")
+    }
+
     @Test("daemon stopped as CreateItem reaches it: outcomeUnknown (never notAvailable), and the item is there once it continues")
     func stoppedAtCreate() throws {
         let (steps, measures) = try Self.privateBusProbeOutput("stopAtCreate")

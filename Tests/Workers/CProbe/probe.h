@@ -33,4 +33,15 @@ static inline int ss_probe_stop_on(const char *member, int nth, int pid, int sig
     g_dbus_connection_add_filter(bus, ss_probe_filter, trap, NULL);
     return 1;
 }
+/// Counts the calls of `member` this process sends from now on (read with ss_probe_count).
+static inline SSProbeTrap *ss_probe_count_calls(const char *member) {
+    GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+    if (!bus) return NULL;
+    SSProbeTrap *trap = (SSProbeTrap *)g_malloc0_n(1, sizeof(SSProbeTrap));
+    strncpy(trap->member, member, sizeof trap->member - 1);
+    trap->remaining = 0;   // counts down from 0: never reaches the signal
+    g_dbus_connection_add_filter(bus, ss_probe_filter, trap, NULL);
+    return trap;
+}
+static inline int ss_probe_count(const SSProbeTrap *trap) { return trap ? -__atomic_load_n(&trap->remaining, __ATOMIC_SEQ_CST) : -1; }
 #endif

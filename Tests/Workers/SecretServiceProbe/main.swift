@@ -250,6 +250,23 @@ case "provider":
     // Which program answers (read from the bus; starts nothing), and whether one owns the name afterwards.
     say("provider \(SecretServiceProvider.current()?.description ?? "unknown")")
     say("owned \(daemonOwnsName())")
+case "secretReads":
+    // How many GetSecrets calls reads make: listings and attribute queries none, a lookup of data one.
+    do throws(SecureStoreError) {
+        let store = try SecretServiceStore(namespace: namespace)
+        for i in 0..<3 { try store.add(NewItem(.genericPassword, [.service: "reads", .account: .string("r\(i)")], data: Data("s".utf8))) }
+        let fresh = try SecretServiceStore(namespace: namespace)   // a new connection: nothing remembered
+        let counter = ss_probe_count_calls("GetSecrets")
+        _ = try fresh.items(matching: ItemQuery(.genericPassword, [.service: "reads"], limit: .all, returning: .attributes))
+        _ = try fresh.items(matching: ItemQuery(.genericPassword, [.service: "reads"], limit: .all, returning: .persistentRef))
+        _ = try fresh.item(matching: ItemQuery(.genericPassword, [.service: "reads", .account: "r1"], returning: .attributes))
+        say("measure attributeReads \(ss_probe_count(counter))")
+        _ = try fresh.item(matching: ItemQuery(.genericPassword, [.service: "reads", .account: "r1"], returning: .data))
+        say("measure afterDataRead \(ss_probe_count(counter))")
+        try fresh.clear()
+    } catch {
+        say("step reads error \(error.code.name) 0 \(error.message)")
+    }
 case "stopAtCreate", "stopAtDelete", "killAtImport":
     faultScenario(scenario)
 case "killed":
