@@ -34,7 +34,8 @@ else
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc"; mount --rbind /sys "$root/sys"; mount --rbind /dev "$root/dev"
-cp "$deb" "$root/tmp/"
+rm -f "$root"/tmp/securestore_*.deb
+cp "$deb" "$root/tmp/$(dpkg-deb -f "$deb" Package)_$(dpkg-deb -f "$deb" Version)_$(dpkg-deb -f "$deb" Architecture).deb"
 cat > "$root/tmp/check.sh" <<'INSIDE'
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
