@@ -70,8 +70,8 @@ say "securestore add/get round trip on $(securestore backends | grep -i selected
 
 man -P cat securestore 2>/tmp/man.err | grep -q "securestore" || { say "FAIL: man securestore"; cat /tmp/man.err; exit 1; }
 [ ! -s /tmp/man.err ] || { say "FAIL: man securestore warned:"; cat /tmp/man.err; exit 1; }
-man -P cat git-credential-securestore | grep -q "credential helper" || { say "FAIL: man git-credential-securestore"; exit 1; }
-man -P cat docker-credential-securestore | grep -q "credential helper" || { say "FAIL: man docker-credential-securestore"; exit 1; }
+man -P cat git-credential-securestore | grep -q "git-credential-securestore" || { say "FAIL: man git-credential-securestore"; exit 1; }
+man -P cat docker-credential-securestore | grep -q "docker-credential-securestore" || { say "FAIL: man docker-credential-securestore"; exit 1; }
 say "man securestore, git-credential-securestore, docker-credential-securestore: $(man -w securestore)"
 
 completed=$(bash -c '
@@ -93,6 +93,7 @@ say "git credential fill through $(command -v git-credential-securestore): usern
 docker-credential-securestore list >/dev/null
 say "docker-credential-securestore list: $(docker-credential-securestore list)"
 
+nfiles=$(while IFS= read -r f; do [ -d "$f" ] || echo "$f"; done < /tmp/package-files | wc -l)
 say "apt-get remove securestore"
 apt-get remove -y -q securestore >/dev/null
 status=$(dpkg-query -W -f='${db:Status-Abbrev}' securestore 2>/dev/null || true)
@@ -106,7 +107,7 @@ snapshot > /tmp/after
 new=$(LC_ALL=C comm -13 /tmp/before /tmp/after | grep -vE '^/root/\.local(/share(/securestore(/.*)?)?)?$|^/root/\.config(/securestore(/.*)?)?$|^/root/\.gitconfig$' || true)
 [ -z "$new" ] || { say "FAIL: left behind:"; echo "$new"; exit 1; }
 store=$(ls /root/.local/share/securestore/ /root/.config/securestore/ | tr '\n' ' ')
-say "removed: none of its $(grep -vc '/$' /tmp/package-files) paths remain; left: the user's store ($store) and ~/.gitconfig"
+say "removed: none of its $nfiles files remains; left: the user's store ($store) and ~/.gitconfig"
 INSIDE
 status=0
 chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
