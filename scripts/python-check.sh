@@ -8,8 +8,9 @@
 #     then `pip install ./python/keyrings-securestore` (not editable: the tests import the installed copy);
 #  3. python/keyrings-securestore/tests on a scratch store with no session bus (headless: keyring's own
 #     BackendBasicTests, the backend's rules, pip installing from a password-protected pypiserver with
-#     `--keyring-provider import`), then again inside a private D-Bus session with an unlocked gnome-keyring
-#     (scripts/with-keyring.sh; the desktop's keyring comes first, the suite runs on the Secret Service);
+#     `--keyring-provider import`), then test_backend.py again inside a private D-Bus session with an unlocked
+#     gnome-keyring (scripts/with-keyring.sh): keyring's SecretService backend comes first, and the tool is
+#     told to use the Secret Service (SECURESTORE_BACKEND=secret-service), so the suite runs on that backend;
 #  4. keyring's BackendBasicTests with Debian's python3-keyring (23.9) when it is installed;
 #  5. the benchmark (bench/bench_keyring.py): keyring.get_password/set_password through this backend against
 #     keyrings.cryptfile.
@@ -61,7 +62,7 @@ status=${PIPESTATUS[0]}
 
 if command -v gnome-keyring-daemon >/dev/null && command -v dbus-run-session >/dev/null; then
   echo "python-check: desktop (private session bus, unlocked gnome-keyring; the tool on the Secret Service)"
-  env -u PYTHON_KEYRING_BACKEND -u SECURESTORE_IN_KEYRING_BUS bash "$repo/scripts/with-keyring.sh" \
+  env -u PYTHON_KEYRING_BACKEND -u SECURESTORE_IN_KEYRING_BUS SECURESTORE_PYTEST_BACKEND=secret-service bash "$repo/scripts/with-keyring.sh" \
     "$work/venv/bin/pytest" -q -p no:cacheprovider -rs "$tests/test_backend.py" 2>&1 | tail -4
   [ "${PIPESTATUS[0]}" = 0 ] || { echo "python-check: desktop tests failed" >&2; exit 1; }
 else

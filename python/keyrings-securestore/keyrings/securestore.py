@@ -1,8 +1,8 @@
 """A keyring backend that keeps passwords in SecureStore, through the installed ``securestore`` tool.
 
-The store is the one the tool selects (``securestore backends`` says which and why): the encrypted SQLite
-file on a headless machine, the desktop keyring (Secret Service) on a desktop, or what ``SECURESTORE_CONFIG``
-/ ``SECURESTORE_BACKEND`` name. Every secret passes through the tool's standard input and output as
+The store is the one the tool selects (``securestore backends`` says which and why): by default the encrypted
+SQLite file; the desktop keyring (Secret Service) or PostgreSQL when ``SECURESTORE_BACKEND``,
+``SECURESTORE_CONFIG`` or the configuration file say so. Every secret passes through the tool's standard input and output as
 UTF-8 bytes, never through its arguments or its environment.
 
 Priority (keyring picks the viable backend with the highest): 3, between the desktop keyrings (Secret

@@ -6,7 +6,8 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def scratch_store():
-    """Every test on a scratch store of its own unless SECURESTORE_PYTEST_SELECTED_STORE=1."""
+    """Every test on a scratch store of its own unless SECURESTORE_PYTEST_SELECTED_STORE=1: a SQLite file in a
+    temporary folder, or the backend SECURESTORE_PYTEST_BACKEND names (secret-service under scripts/with-keyring.sh)."""
     if os.environ.get("SECURESTORE_PYTEST_SELECTED_STORE") == "1":
         yield
         return
@@ -16,6 +17,8 @@ def scratch_store():
         os.environ["XDG_CONFIG_HOME"] = os.path.join(d, "config")
         os.environ.pop("SECURESTORE_CONFIG", None)
         os.environ.pop("SECURESTORE_BACKEND", None)
+        if os.environ.get("SECURESTORE_PYTEST_BACKEND"):
+            os.environ["SECURESTORE_BACKEND"] = os.environ["SECURESTORE_PYTEST_BACKEND"]
         yield
         for k, v in saved.items():
             if v is None:
