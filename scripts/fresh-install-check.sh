@@ -10,9 +10,16 @@
 #
 # Needs root, debootstrap and the network (Debian mirrors); ~3-5 min, ~400 MB in the work folder (removed at
 # the end unless it fails). Builds nothing: give it the .deb (scripts/package-deb.sh prints its path).
-# Usage: scripts/fresh-install-check.sh DEB [WORK_FOLDER]
+# --python: also, before the removal, keyrings-securestore (python/keyrings-securestore) pip-installed into a
+# virtual environment (with keyring, pytest, keyrings.cryptfile, pypiserver: wheels fetched from PyPI and built on this
+# machine, installed in the root with --no-index) and its tests against the installed tool: keyring's
+# own BackendBasicTests and pip installing from a password-protected pypiserver with the password only in the store.
+# Usage: scripts/fresh-install-check.sh [--python] DEB [WORK_FOLDER]
 set -euo pipefail
-deb="$(readlink -f "${1:?usage: scripts/fresh-install-check.sh DEB [WORK_FOLDER]}")"
+python=0
+if [ "${1:-}" = --python ]; then python=1; shift; fi
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+deb="$(readlink -f "${1:?usage: scripts/fresh-install-check.sh [--python] DEB [WORK_FOLDER]}")"
 [ -f "$deb" ] || { echo "fresh-install-check: no such file: $deb" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "fresh-install-check: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
 command -v debootstrap >/dev/null || { echo "fresh-install-check: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
@@ -36,8 +43,24 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 mount -t proc proc "$root/proc"; mount --rbind /sys "$root/sys"; mount --rbind /dev "$root/dev"
 rm -f "$root"/tmp/securestore_*.deb
 cp "$deb" "$root/tmp/$(dpkg-deb -f "$deb" Package)_$(dpkg-deb -f "$deb" Version)_$(dpkg-deb -f "$deb" Architecture).deb"
+rm -rf "$root/tmp/keyrings-securestore"
+rm -rf "$root/tmp/wheelhouse"
+if [ $python = 1 ]; then
+  # The root has no route to PyPI of its own (nor this machine's certificates): the wheels are fetched here, with
+  # this machine's Debian 12 Python (the same 3.11), and installed in the root with --no-index.
+  cp -r "$repo/python/keyrings-securestore" "$root/tmp/"
+  rm -rf "$root/tmp/keyrings-securestore/build" "$root/tmp/keyrings-securestore/"*.egg-info
+  /usr/bin/python3 -m venv "$work/download-venv"
+  "$work/download-venv/bin/python" -m pip -q install --upgrade pip
+  # Wheels of everything, built here for the sdists (keyrings.cryptfile, keyrings-securestore).
+  "$work/download-venv/bin/python" -m pip -q wheel -w "$root/tmp/wheelhouse" pip keyring pytest keyrings.cryptfile \
+    "pypiserver[passlib]" "$root/tmp/keyrings-securestore"
+  rm -rf "$root/tmp/keyrings-securestore/build" "$root/tmp/keyrings-securestore/"*.egg-info
+  echo "fresh-install-check: $(ls "$root/tmp/wheelhouse" | wc -l) wheels for the root"
+fi
 cat > "$root/tmp/check.sh" <<'INSIDE'
 set -euo pipefail
+python=0; [ -d /tmp/keyrings-securestore ] && python=1
 export DEBIAN_FRONTEND=noninteractive
 say() { echo "check: $*"; }
 snapshot() {   # every path outside the volatile folders (apt's and dpkg's own state, caches, logs)
@@ -50,6 +73,7 @@ rm -rf /root/.local /root/.config /root/.gitconfig
 apt-get update -q >/dev/null
 # What a user typically has already: man, bash's completion, git.
 apt-get install -y -q --no-install-recommends man-db bash-completion git ca-certificates >/dev/null
+[ $python = 0 ] || apt-get install -y -q --no-install-recommends python3-venv >/dev/null
 deb=$(ls /tmp/securestore_*.deb)
 say "apt-get install $deb"
 apt-get install -y -q "$deb" > /tmp/install.log
@@ -93,6 +117,19 @@ say "git credential fill through $(command -v git-credential-securestore): usern
 docker-credential-securestore list >/dev/null
 say "docker-credential-securestore list: $(docker-credential-securestore list)"
 
+if [ $python = 1 ]; then
+  say "Python: pip install ./keyrings-securestore in a virtual environment, then its tests against the installed tool"
+  export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+  python3 -m venv /tmp/venv
+  wheels=(--no-index --find-links /tmp/wheelhouse)
+  /tmp/venv/bin/python -m pip install -q "${wheels[@]}" --upgrade pip   # Debian's 23.0 has no --keyring-provider
+  /tmp/venv/bin/python -m pip install -q "${wheels[@]}" keyring pytest keyrings.cryptfile "pypiserver[passlib]" keyrings-securestore
+  say "$(/tmp/venv/bin/python -m pip list --format=freeze | grep -iE '^(keyring|keyrings|pip|pypiserver)' | tr '\n' ' ')"
+  if ! (cd /tmp && PYTHONDONTWRITEBYTECODE=1 /tmp/venv/bin/pytest -q -p no:cacheprovider -rs /tmp/keyrings-securestore/tests | tail -3); then
+    say "FAIL: the Python backend's tests"; exit 1
+  fi
+  say "keyring backend: $(cd /tmp && /tmp/venv/bin/keyring --list-backends | grep -i securestore)"
+fi
 nfiles=$(while IFS= read -r f; do [ -d "$f" ] || echo "$f"; done < /tmp/package-files | wc -l)
 say "apt-get remove securestore"
 apt-get remove -y -q securestore >/dev/null
