@@ -80,7 +80,9 @@ apt-get install -y -q "$deb" > /tmp/install.log
 grep -E "^The following NEW packages|^  " /tmp/install.log | head -8 || true
 version=$(dpkg-query -W -f='${Version}' securestore)
 [ "$(securestore --version)" = "securestore $version" ] || { say "FAIL: --version says '$(securestore --version)', the package $version"; exit 1; }
-say "securestore --version: $(securestore --version) = the package's version"
+[ "$(docker-credential-securestore version)" = "docker-credential-securestore (SecureStore) $version" ] ||
+  { say "FAIL: docker-credential-securestore version says '$(docker-credential-securestore version)'"; exit 1; }
+say "securestore --version: $(securestore --version) = the package's version = docker-credential-securestore version"
 for lib in libsodium23 libsqlite3-0 libsecret-1-0; do
   dpkg-query -W -f='${Status}\n' "$lib" | grep -q "install ok installed" || { say "FAIL: $lib was not installed"; exit 1; }
 done

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks the Debian package without a new machine (CI; seconds once the static build is warm):
 #  - builds it (scripts/package-deb.sh --fast: gzip, not xz; the same files) and reads it with dpkg-deb: its
-#    fields (one version everywhere: CLITable.version, `securestore --version`, the package, its changelog,
-#    python/keyrings-securestore; Depends on libsodium23 and libsqlite3-0 and on no libsecret or libpq;
+#    fields (one version everywhere: CLITable.version, `securestore --version`, `docker-credential-securestore
+#    version`, the package, python/keyrings-securestore; Depends on libsodium23 and libsqlite3-0 and on no libsecret or libpq;
 #    Recommends libsecret-1-0; Suggests libpq5) and its contents (the files scripts/install.sh lists, root-owned,
 #    programs 0755, everything else 0644; no RUNPATH, PIE, BIND_NOW);
 #  - installs it with `dpkg --root` into a throwaway root and, with the installed files: add/get on a scratch
@@ -78,6 +78,8 @@ for p in securestore git-credential-securestore docker-credential-securestore; d
   readelf -lW "$bin/$p" | grep -q GNU_RELRO || fail "$p has no RELRO"
 done
 [ "$("$bin/securestore" --version)" = "securestore $version" ] || fail "installed --version: $("$bin/securestore" --version)"
+[ "$("$bin/docker-credential-securestore" version)" = "docker-credential-securestore (SecureStore) $version" ] ||
+  fail "docker-credential-securestore version: $("$bin/docker-credential-securestore" version)"
 export XDG_DATA_HOME="$work/home/data" XDG_CONFIG_HOME="$work/home/config" HOME="$work/home"
 unset SECURESTORE_CONFIG SECURESTORE_BACKEND
 export SECURESTORE_BACKEND=sqlite   # the headless default, even where a session bus runs
@@ -88,7 +90,7 @@ git config --global credential.helper securestore
 printf 'protocol=https\nhost=git.example.com\nusername=bob\npassword=git-%s\n\n' "$$" | PATH="$bin:$PATH" git credential approve
 PATH="$bin:$PATH" git credential fill <<< $'protocol=https\nhost=git.example.com\n' | grep -qx "password=git-$$" || fail "git credential fill"
 PATH="$bin:$PATH" docker-credential-securestore list | grep -q '{' || fail "docker-credential-securestore list"
-ok "installed programs: --version, add/get, git credential approve/fill, docker list"
+ok "installed programs: --version and docker's version = $version, add/get, git credential approve/fill, docker list"
 for page in securestore git-credential-securestore docker-credential-securestore; do
   LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -P cat "$r/usr/share/man/man1/$page.1.gz" > "$work/man.txt" 2> "$work/man.err" || fail "man $page"
   [ ! -s "$work/man.err" ] || { cat "$work/man.err" >&2; fail "man $page: warnings"; }
