@@ -16,9 +16,11 @@
 #
 # --bindir DIR takes the three programs already built there; without it they are built once, release, with the
 # static Swift standard library, into .build/static (apart from the shared-runtime builds of scripts/run.sh and
-# scripts/test.sh, so neither rebuilds the other; about 4.5 min the first time on two cores, seconds when warm).
+# scripts/test.sh, so neither rebuilds the other): about 6 min the first time on two shared cores, 1.5 min when
+# nothing changed (each product's build recompiles a few modules the previous product's build compiled its own way).
 # --destdir stages the tree under DIR (as `make install DESTDIR=`). --uninstall removes exactly these files and
-# the folders it emptied; it never touches a user's store (~/.local/share/securestore, ~/.config/securestore).
+# the folders left empty (under /usr and /usr/local not bin, share/man, share/doc or share); it never
+# touches a user's store (~/.local/share/securestore, ~/.config/securestore).
 # Needs no network.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,11 +59,15 @@ if [ $uninstall = 1 ]; then
   for f in "${files[@]}"; do
     if [ -e "$root/$f" ] || [ -L "$root/$f" ]; then rm -f "$root/$f"; removed=$((removed + 1)); fi
   done
-  # The folders this layout uses, deepest first, removed only when empty (a shared man1 or bin stays).
-  for d in share/doc/securestore share/fish/vendor_completions.d share/fish "$zshdir" share/zsh \
-           share/bash-completion/completions share/bash-completion share/man/man1 share/man share/doc share bin; do
-    rmdir "$root/$d" 2>/dev/null || true
-  done
+  # Its own folder and the completion folders; under a prefix of its own (not /usr or /usr/local, whose bin,
+  # share/man, ... belong to the system) also the rest of the layout; deepest first, each only when empty.
+  dirs=(share/doc/securestore share/fish/vendor_completions.d share/fish "$zshdir" share/zsh
+        share/bash-completion/completions share/bash-completion)
+  case "$prefix" in
+    /usr|/usr/local) ;;
+    *) dirs+=(share/man/man1 share/man share/doc share bin) ;;
+  esac
+  for d in "${dirs[@]}"; do rmdir "$root/$d" 2>/dev/null || true; done
   echo "install.sh: removed $removed file(s) from $root"
   exit 0
 fi
