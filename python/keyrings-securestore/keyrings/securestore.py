@@ -71,7 +71,8 @@ def find_tool(override: str | None = None) -> str | None:
 class SecureStoreKeyring(KeyringBackend):
     """Passwords in SecureStore (``securestore`` tool): generic-password items, service and account."""
 
-    #: Seconds to wait for the tool (it may wait for a file lock, the keyring daemon or a database server).
+    #: Seconds to wait for the tool (it may wait for a file lock, the keyring daemon or a database server);
+    #: KEYRING_PROPERTY_TIMEOUT sets it too.
     timeout = 60.0
     #: Overrides $SECURESTORE_TOOL and PATH for this backend (KEYRING_PROPERTY_TOOL sets it too).
     tool: str | None = None
@@ -168,11 +169,12 @@ class SecureStoreKeyring(KeyringBackend):
             raise SecureStoreError(
                 f"the securestore tool was not found ({self.tool or os.environ.get('SECURESTORE_TOOL') or 'securestore on PATH'}): "
                 "install the securestore package or set SECURESTORE_TOOL", None)
+        timeout = float(self.timeout)   # KEYRING_PROPERTY_TIMEOUT arrives as text
         try:
-            return subprocess.run([tool, *args], input=data, capture_output=True, timeout=self.timeout)
+            return subprocess.run([tool, *args], input=data, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise SecureStoreError(
-                f"securestore {args[0]} did not finish in {self.timeout:g} s (a file lock, the keyring daemon or "
+                f"securestore {args[0]} did not finish in {timeout:g} s (a file lock, the keyring daemon or "
                 "the database server may be holding it)", None) from None
         except OSError as e:
             raise SecureStoreError(f"cannot run {tool}: {e}", None) from None

@@ -165,3 +165,16 @@ except SecureStoreError as e:
 def test_delete_missing_raises_password_delete_error():
     with pytest.raises(keyring.errors.PasswordDeleteError, match="no password"):
         SecureStoreKeyring().delete_password("absent.example", "nobody")
+
+
+def test_properties_from_the_environment(monkeypatch):
+    monkeypatch.setenv("KEYRING_PROPERTY_TIMEOUT", "0.000001")
+    k = SecureStoreKeyring()
+    k.set_properties_from_env()
+    with pytest.raises(SecureStoreError, match="did not finish"):
+        k.get_password("svc", "user")
+    monkeypatch.setenv("KEYRING_PROPERTY_TOOL", "/nonexistent/securestore")
+    k = SecureStoreKeyring()
+    k.set_properties_from_env()
+    with pytest.raises(SecureStoreError, match="not found"):
+        k.get_password("svc", "user")
