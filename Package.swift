@@ -71,7 +71,7 @@ let package = Package(
                                                               "SecureStoreProcess"],
                           path: "Sources/securestore"),
         // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
-        .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem", "SecureStoreProcess"],
+        .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem", "SecureStoreProcess", "SecureStoreCLI"],
                 path: "Sources/SecureStoreCredentials"),
         .executableTarget(name: "git-credential-securestore",
                           dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],

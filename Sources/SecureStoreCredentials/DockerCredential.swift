@@ -1,6 +1,7 @@
 public import Foundation
 public import SecureStore
 import SecItem
+import SecureStoreCLI
 
 /// docker's credential-helper protocol (docker-credential-helpers' `credentials` package) over a
 /// ``SecureStore``: `store` reads `{"ServerURL","Username","Secret"}`, `get` and `erase` read a server URL,
@@ -20,7 +21,8 @@ public enum DockerCredentialHelper {
     public static let label = "Docker Credentials"
     /// The description every docker item carries (docker-credential-secretservice marks its items `docker_cli`).
     public static let marker = "docker_cli"
-    public static let version = "0.1.0"
+    /// The package's one version (`CLITable.version`, what `securestore --version` and the Debian package say).
+    public static var version: String { CLITable.version }
     public static let usage = "Usage: docker-credential-securestore <store|get|erase|list|version>"
 
     public static func run(arguments: [String], input: Data, open: StoreOpener) -> HelperOutcome {

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Python keyring's own backend test suite (keyring.testing.backend.BackendBasicTests), run through the
-/// adapter in Tests/KeyringAdapter, which calls `securestore add`, `get` and `delete`: a third party's
-/// idea of what a password store must do, met through the command line. Needs Debian's python3-keyring and
-/// python3-pytest (scripts/deps.sh installs them).
+/// Python keyring's own backend test suite (keyring.testing.backend.BackendBasicTests), run by
+/// Tests/KeyringAdapter through the keyring backend users install (python/keyrings-securestore, loaded from the
+/// source tree), which calls `securestore add`, `get`, `find` and `delete`: a third party's idea of what a
+/// password store must do, met through the command line. Needs Debian's python3-keyring and python3-pytest
+/// (scripts/deps.sh installs them); scripts/python-check.sh runs the pip-installed backend with PyPI's keyring.
 @Suite("securestore CLI under Python keyring's backend tests", .serialized)
 struct KeyringAdapterTests {
     static let python = "/usr/bin/python3"
