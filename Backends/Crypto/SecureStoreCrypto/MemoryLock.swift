@@ -11,6 +11,13 @@ package enum MemoryLock {
     /// Why memory cannot be locked here (nil when it can): one page is locked and unlocked to find out.
     package static let problem: String? = {
         let size = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        // The limit first: a process whose mlock is intercepted (ThreadSanitizer makes it a no-op that succeeds)
+        // would otherwise be told nothing. Root is not bound by the limit.
+        var limit = rlimit()
+        if geteuid() != 0, getrlimit(__rlimit_resource_t(__RLIMIT_MEMLOCK.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(size) {
+            return "memory cannot be locked in this process (its locked-memory limit is \(limit.rlim_cur) bytes); keys may "
+                + "be written to swap. Raise the limit (ulimit -l, or LimitMEMLOCK= for a service), or turn swap off or encrypt it."
+        }
         let page = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: size)
         defer { page.deallocate() }
         guard mlock(page, size) != 0 else {
