@@ -132,16 +132,19 @@ struct SafetyIdeasTests {
         let s = try Scratch()
         defer { s.cleanUp() }
         try Self.filledStore(s)   // store.db: s1…s5
-        let copy = try Self.sh("cp store.db copy.db && \"$SS\" --config c.json clear --yes", in: s)   // store.db: empty
+        // (The WAL checkpointed first, so the copy holds the 5 items in its own file.)
+        let copy = try Self.sh("sqlite3 store.db 'PRAGMA wal_checkpoint(TRUNCATE);' >/dev/null && cp store.db copy.db "
+                               + "&& \"$SS\" --config c.json clear --yes", in: s)   // store.db: empty
         #expect(copy.status == 0, "\(copy.stderr)")
-        // A writer holds the lock until `go` exists; the add opens the store and waits; once it has the file open,
+        // A writer holds the lock until `go` exists; the add opens the store and waits; once its SQLite connection
+        // has the file open (the shared-memory file is opened with it, not by the checks before),
         // the copy (5 items) is moved over the path and the lock released. Ordered by events, not by sleeps.
         let script = #"""
             ( printf 'BEGIN IMMEDIATE;\n.shell while [ ! -e go ]; do sleep 0.05; done\nCOMMIT;\n' | sqlite3 store.db ) &
             holder=$!
             until ! sqlite3 store.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null; do sleep 0.05; done
             printf new | "$SS" --config c.json add --service new --account a 2>add.err & add=$!
-            until ls -l /proc/$add/fd 2>/dev/null | grep -q 'store.db$'; do sleep 0.02; done
+            until ls -l /proc/$add/fd 2>/dev/null | grep -q 'store.db-shm$'; do sleep 0.02; done   # its SQLite connection
             mv copy.db store.db
             touch go
             wait $add; echo "add=$?"
