@@ -213,7 +213,8 @@ package enum ConfigFile {
         }
         // JSON parsers keep the last of two equal keys; which one a person meant is unknown, so neither is used.
         if let duplicate = JSONKeys.firstDuplicate(in: data) {
-            throw .param(duplicate, "\(path): the key \"\(duplicate)\" is given twice; keep one.")
+            // The parameter names the key, or the file when the key is the empty string (a name must name something).
+            throw .param(duplicate.isEmpty ? path : duplicate, "\(path): the key \"\(duplicate)\" is given twice; keep one.")
         }
         guard let top = object as? [String: Any] else {
             throw .param(path, "The config file \(path) must hold a JSON object.")
