@@ -365,7 +365,11 @@ struct SafetyIdeasTests {
             printf x | "$SS" --config m.json add --service t --account a; echo "add=$?"
             """
         let run = try Self.sh(script, in: s)
-        if run.stdout.contains("nomount") { return }   // no tmpfs mount here (not root): nothing to fill
+        if run.stdout.contains("nomount") {   // no tmpfs mount here (not root): nothing to fill
+            if ProcessInfo.processInfo.environment["SECURESTORE_REQUIRE_ALL_BACKENDS"] == "1" { Issue.record("cannot mount a tmpfs to fill") }
+            else { print("[full disk] skipped: cannot mount a tmpfs (needs root)") }
+            return
+        }
         #expect(run.stdout.contains("secret get=0") && run.stdout.contains("find=0"), "\(run.stdout) \(run.stderr)")
         #expect(run.stdout.contains("add=70") && run.stderr.contains("full"), "\(run.stdout) \(run.stderr)")
         #expect(!run.stderr.contains("disk I/O error") || run.stderr.contains("full"), "\(run.stderr)")
@@ -391,7 +395,11 @@ struct SafetyIdeasTests {
             """#
         try Data(shim.utf8).write(to: URL(fileURLWithPath: s.path("nolock.c")))
         let built = try Self.sh("cc -shared -fPIC -o nolock.so nolock.c -ldl", in: s)
-        guard built.status == 0 else { return }   // no C compiler here: nothing to inject
+        guard built.status == 0 else {   // no C compiler here: nothing to inject (the README's test command has one)
+            if ProcessInfo.processInfo.environment["SECURESTORE_REQUIRE_ALL_BACKENDS"] == "1" { Issue.record("no C compiler: \(built.stderr)") }
+            else { print("[ENOLCK] skipped: no C compiler to build the lock-refusing shim") }
+            return
+        }
         let add = try Self.sh("printf x | LD_PRELOAD=\(s.path("nolock.so")) \"$SS\" --config c.json add --service t --account a", in: s)
         #expect(add.status == 6 && add.stderr.contains("ENOLCK"), "\(add.status) \(add.stderr)")
         #expect(!add.stderr.contains("busy"), "\(add.stderr)")
