@@ -28,16 +28,20 @@ struct AsyncTests {
         }
     }
 
-    @Test("a store that never blocks runs inline; one that may block has its own thread")
+    @Test("a store that never blocks runs inline; one that may block has its own pool, of its declared size")
     func whereCallsRun() throws {
         let memory = try InMemoryStore()
         #expect(memory.blocking == .never)
-        #expect(memory.storeThread == nil)
+        #expect(memory.threadPool == nil)
         let slow = try Keychain(backend: SlowBackend(delay: .milliseconds(1)))
         #expect(slow.blocking.mayBlock)
-        let thread = try #require(slow.storeThread)
-        #expect(thread !== StoreThread.shared, "a Keychain owns its thread")
-        #expect(slow.storeThread === thread, "one thread per store")
+        let pool = try #require(slow.threadPool)
+        #expect(pool !== StoreThreadPool.shared, "a Keychain owns its pool")
+        #expect(slow.threadPool === pool, "one pool per store")
+        #expect(pool.size == 1, "a backend that does not say runs one call at a time")
+        let wide = try Keychain(backend: SlowBackend(delay: .milliseconds(1), concurrency: 4))
+        #expect(wide.concurrency == 4)
+        #expect(wide.threadPool?.size == 4, "the pool has the backend's declared concurrency")
     }
 
     /// Runs a scenario of the async probe (a process of its own: the other tests of this process run

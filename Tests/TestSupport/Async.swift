@@ -9,8 +9,14 @@ public import SecureStoreInMemory
 public final class SlowBackend: StorageBackend {
     let inner = InMemoryBackend()
     public let delay: Duration
+    /// The declared ``StorageBackend/concurrency`` (the in-memory backend under it takes its own lock only
+    /// briefly, so sleeping transactions do run at once).
+    public let concurrency: Int
 
-    public init(delay: Duration) { self.delay = delay }
+    public init(delay: Duration, concurrency: Int = 1) {
+        self.delay = delay
+        self.concurrency = concurrency
+    }
 
     public var backendDescription: String { "slow memory" }
     public static var guarantees: StorageGuarantees { InMemoryBackend.guarantees }

@@ -159,6 +159,11 @@ public final class SQLiteBackend: StorageBackend {
               + "then the disk (one fdatasync per write)")
     }
 
+    /// One: every transaction of this backend runs on its one connection under a lock, readers behind a
+    /// writer too, so threads on the synchronous API run one at a time and the async API gives this store one
+    /// thread. (Reader connections of their own would let reads run beside the writer, as WAL allows.)
+    public var concurrency: Int { 1 }
+
     /// Test hook: caps the database at `pages` pages (`PRAGMA max_page_count`), so a test can fill the
     /// "disk" and check that SQLITE_FULL becomes errSecIO with the store intact.
     package func limitPagesForTesting(_ pages: Int) throws(SecureStoreError) {
