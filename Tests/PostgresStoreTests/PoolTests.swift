@@ -61,8 +61,9 @@ struct PostgresPoolTests {
         #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
         #expect(m["stalled"] == "1", "the proxy stalled one connection: \(m)")
         #expect(m["baselineOk"] == "120" && m["duringOk"] == "120" && m["afterOk"] == "120", "\(m)")
-        // The hung call ends at the backend's deadline: statement timeout 2 s + 0.2 s, then 1 s for the cancel.
-        #expect(m["hungCode"] == "notAvailable", "\(m)")
+        // The hung call ends at the backend's deadline: statement timeout 2 s + 0.2 s, then 1 s for the cancel;
+        // a read is then run again once on a new connection (so it usually answers), a write says notAvailable.
+        #expect(m["hungCode"] == "ok" || m["hungCode"] == "notAvailable", "\(m)")
         let hung = Int(m["hungMs"] ?? "") ?? 0
         #expect(hung >= 2000 && hung < 8000, "\(m)")
         #expect((Int(m["othersDoneMs"] ?? "") ?? .max) < hung, "the other calls did not wait for the hung one: \(m)")
