@@ -49,11 +49,11 @@ public final class StoreThreadPool: Sendable {
     ///     apply).
     ///   - what: the operation and store, for the timeout message.
     /// - Throws: what `body` throws; `notAvailable` on timeout or when the calling task is cancelled.
-    public func run<T: Sendable>(timeout: Duration?, _ what: @autoclosure () -> String,
+    public func run<T: Sendable>(timeout: Duration?, _ what: @autoclosure @escaping @Sendable () -> String,
                                  _ body: @escaping @Sendable () throws(SecureStoreError) -> T)
         async throws(SecureStoreError) -> T
     {
-        let call = Call<T>(what: what(), threads: size)
+        let call = Call<T>(what: what, threads: size)
         let timer: Task<Void, Never>? = timeout.map { limit in
             Task { [call] in
                 do {
@@ -88,10 +88,11 @@ private final class Call<T: Sendable>: Sendable {
         var answered = false
     }
     private let state = Locked(State())
-    private let what: String
+    /// Built only for a timeout's message (a call that answers never builds it).
+    private let what: @Sendable () -> String
     private let threads: Int
 
-    init(what: String, threads: Int) {
+    init(what: @escaping @Sendable () -> String, threads: Int) {
         self.what = what
         self.threads = threads
     }
@@ -122,6 +123,7 @@ private final class Call<T: Sendable>: Sendable {
     func expire(_ why: String) {
         let busy = threads == 1 ? "behind another call of this store"
             : "for a free thread of this store (all \(threads) were busy with other calls)"
+        let what = what()
         answer(nil) { s in
             switch s.phase {
             case .queued:
@@ -182,7 +184,7 @@ private final class JobQueue: @unchecked Sendable {   // every `var` only under 
         // One more thread when the queued jobs outnumber the threads waiting to take them.
         let start = jobs.count - head > idle && started < size
         if start { started += 1 }
-        condition.signal()
+        if idle > 0 { condition.signal() }   // a started thread is waiting (else each busy one looks again when done)
         condition.unlock()
         if start {
             let thread = Thread { [self] in loop() }
