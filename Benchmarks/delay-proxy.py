@@ -68,6 +68,7 @@ async def main():
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     print(server.sockets[0].getsockname()[1], flush=True)
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, _context: None)   # connections cut at shutdown are no news
     stdin_closed = loop.create_future()
 
     def watch():
@@ -80,4 +81,7 @@ async def main():
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
