@@ -115,7 +115,7 @@ let item = NewItem(.genericPassword, [.service: "probe", .account: "probe"], dat
 let query = ItemQuery(.genericPassword, [.service: "probe", .account: "probe"], returning: .data)
 
 /// The daemon stopped: many concurrent async lookups each answer within their timeout, and an unrelated task
-/// ticking every 10 ms is not delayed (the blocking D-Bus calls run on the store's own thread).
+/// ticking every 10 ms is not delayed (the blocking D-Bus calls run on the store's own thread: its concurrency is 1).
 func asyncStopped(namespace: String) async {
     let store: SecretServiceStore
     do throws(SecureStoreError) {
