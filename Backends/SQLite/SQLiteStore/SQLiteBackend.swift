@@ -27,6 +27,9 @@ public final class SQLiteBackend: StorageBackend {
         var open = 0
         /// Bumped by this object's rekey and export seal: a reader of an older generation is closed.
         var generation = 0
+        /// The writer's keys and schema version, for a new reader (kept here so that opening one never waits
+        /// for the writer's lock, which a writer holds for its whole transaction).
+        var keys: (sealer: RecordSealer, epoch: [UInt8], version: Int64)?
     }
 
     /// The default number of reader connections.
@@ -82,6 +85,7 @@ public final class SQLiteBackend: StorageBackend {
                 self.readOnly = false
                 diskFull = false
                 self.readerConnections = readerConnections
+                readers.withLock { $0.keys = (created.sealer, created.epoch, created.version) }
                 state = Locked(created)
                 return
             }
@@ -144,6 +148,7 @@ public final class SQLiteBackend: StorageBackend {
         self.readOnly = readOnly || full
         diskFull = full
         self.readerConnections = readOnly || full ? 0 : readerConnections
+        readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version) }
         state = Locked(connection)
     }
 
@@ -262,16 +267,18 @@ public final class SQLiteBackend: StorageBackend {
     /// writer's keys and schema version, copied under its lock), else nil (use the writer's connection).
     private func checkoutReader() -> (Connection, Int)? {
         guard readerConnections > 0 else { return nil }
-        let taken: (Connection?, Int)? = readers.withLock { r in
-            if let idle = r.idle.popLast() { return (idle, r.generation) }
-            guard r.open < readerConnections else { return nil }
+        typealias Keys = (sealer: RecordSealer, epoch: [UInt8], version: Int64)
+        let taken: (Connection?, Keys?, Int)? = readers.withLock { r in
+            if let idle = r.idle.popLast() { return (idle, nil, r.generation) }
+            guard r.open < readerConnections, let keys = r.keys else { return nil }
             r.open += 1
-            return (nil, r.generation)
+            return (nil, keys, r.generation)
         }
-        guard let (idle, generation) = taken else { return nil }
+        guard let (idle, keys, generation) = taken else { return nil }
         if let idle { return (idle, generation) }
-        let opened: Connection? = state.withLock { writer in
-            try? writer.reader(busyMilliseconds: Int32(clamping: busyTimeout.wholeMilliseconds))
+        let opened = keys.flatMap { keys in
+            try? Connection.reader(path: path, busyMilliseconds: Int32(clamping: busyTimeout.wholeMilliseconds),
+                                   sealer: keys.sealer, epoch: keys.epoch, version: keys.version)
         }
         guard let opened else {
             readers.withLock { $0.open -= 1 }
@@ -311,7 +318,11 @@ public final class SQLiteBackend: StorageBackend {
     /// commits, the old key keeps working.
     public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
-            Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
+            let done = Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
+            if case .success = done {
+                readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version) }
+            }
+            return done
         }
         try outcome.get()
         retireReaders()
@@ -541,11 +552,12 @@ extension SQLiteBackend {
             return connection
         }
 
-        /// Another connection to this file for copy queries only, with this connection's keys and schema version
+        /// Another connection to this file for copy queries only, with the writer's keys and schema version
         /// (the file's journal mode is WAL already; a reader sets nothing and writes nothing).
-        func reader(busyMilliseconds: Int32) throws(SecureStoreError) -> Connection {
-            let other = try SQLiteConnection(path: db.path, busyTimeoutMilliseconds: busyMilliseconds)
-            return Connection(db: other, sealer: sealer, epoch: epoch, version: version)
+        static func reader(path: String, busyMilliseconds: Int32, sealer: RecordSealer, epoch: [UInt8],
+                           version: Int64) throws(SecureStoreError) -> Connection {
+            Connection(db: try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds), sealer: sealer,
+                       epoch: epoch, version: version)
         }
 
         /// The kernel-keyring slot of the store at `path` (named by its real path); nil when it cannot be resolved.
