@@ -303,8 +303,8 @@ public protocol StorageBackend: Sendable {
     /// How many of this backend's transactions can usefully run at once, each on a thread of its own: the
     /// size of the store's pool for the async API (``StoreThreadPool``), so the async API runs as many
     /// calls at once as threads on the synchronous API would, and never starts more threads than the
-    /// backend can use. PostgreSQL: its connection pool's size; SQLite: 1 (one connection under a lock);
-    /// the Secret Service: 1 (one D-Bus connection, one transaction at a time). Ignored for a backend that
+    /// backend can use. PostgreSQL: its connection pool's size; SQLite: its reader connections plus its one
+    /// writer; the Secret Service: 1 (one D-Bus connection, one transaction at a time). Ignored for a backend that
     /// never blocks (``Blocking/never``): its calls run on the caller's own thread.
     ///
     /// The default is 1: a backend that does not say runs one call at a time (first in, first out).
