@@ -39,6 +39,8 @@ struct Options {
           --json       every figure, with machine info
           --chart      an SVG chart (log-log µs per operation against N)
           --markdown   the Markdown table and goal verdicts, as printed on stdout
+        securestore-bench --concurrency [--only memory,sqlite,secret-service,postgres,postgres-1ms]
+          1, 4 and 16 concurrent callers of one store, async tasks against threads (see Benchmarks/README.md)
         """
 
     enum ParseError: Error, CustomStringConvertible {

@@ -10,6 +10,13 @@ if arguments == ["--postgres-concurrency"] {   // the PostgreSQL pool's throughp
     }
     exit(0)
 }
+if arguments.first == "--concurrency" {   // concurrent callers, async API against threads (ConcurrencyBench.swift)
+    do { print(try ConcurrencyBench.run(Array(arguments.dropFirst())), terminator: "") } catch {
+        FileHandle.standardError.write(Data("securestore-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 let options: Options
 do {
     options = try Options.parse(arguments)

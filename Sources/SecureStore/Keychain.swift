@@ -10,8 +10,9 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     public let configuration: StoreConfiguration
     /// `configuration.accessGroups` as a set, built once (every query reads it).
     let accessGroupSet: Set<String>
-    /// This store's own thread for the async operations (started on first use; ``SecureStore/storeThread``).
-    private let ownThread = StoreThread(name: "securestore")
+    /// This store's own threads for the async operations, as many as its backend can use (started on
+    /// demand; ``SecureStore/threadPool``).
+    private let ownPool: StoreThreadPool
 
     /// - Throws: `param` when the configuration has no access group or an empty one.
     public init(backend: Backend, configuration: StoreConfiguration = StoreConfiguration()) throws(SecureStoreError) {
@@ -21,6 +22,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         self.backend = backend
         self.configuration = configuration
         accessGroupSet = Set(configuration.accessGroups)
+        ownPool = StoreThreadPool(name: "securestore", size: backend.concurrency)
     }
 
     public var storeDescription: String { backend.backendDescription }
@@ -28,8 +30,12 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
     /// The backend's ``StorageBackend/blocking``.
     public var blocking: Blocking { backend.blocking }
 
-    /// This store's own thread when its backend may block, else `nil` (calls run on the caller's task).
-    public var storeThread: StoreThread? { backend.blocking.mayBlock ? ownThread : nil }
+    /// The backend's ``StorageBackend/concurrency`` (at least 1).
+    public var concurrency: Int { max(1, backend.concurrency) }
+
+    /// This store's own pool (``concurrency`` threads) when its backend may block, else `nil` (calls run on
+    /// the caller's task).
+    public var threadPool: StoreThreadPool? { backend.blocking.mayBlock ? ownPool : nil }
 
     // MARK: Operations
 

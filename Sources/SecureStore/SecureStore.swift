@@ -12,7 +12,8 @@ public import Foundation
 /// a daemon or a server: ``blocking`` says for what and how long at most (the in-memory store never waits;
 /// SQLite up to its busy timeout; the Secret Service up to 5 s per D-Bus round trip; PostgreSQL up to the
 /// connect timeout per host and the statement timeout per statement). In async code use the async twins
-/// (``items(matching:timeout:)`` and the others), which run blocking calls on the store's own thread.
+/// (``items(matching:timeout:)`` and the others), which run blocking calls on the store's own threads
+/// (``threadPool``, as many as the store can use: ``concurrency``).
 public protocol SecureStore: Sendable {
     /// Adds one item (`SecItemAdd`).
     /// - Parameters:
@@ -57,9 +58,14 @@ public protocol SecureStore: Sendable {
     /// Whether a call may block its thread, waiting for what, and for how long at most.
     var blocking: Blocking { get }
 
-    /// The thread the async operations run this store's calls on; `nil` when its calls never block
-    /// (they then run on the caller's task).
-    var storeThread: StoreThread? { get }
+    /// How many calls of this store can usefully run at once, each on a thread of its own (for a ``Keychain``,
+    /// its backend's ``StorageBackend/concurrency``). The async operations run this many at most
+    /// (``threadPool``).
+    var concurrency: Int { get }
+
+    /// The threads the async operations run this store's calls on (``concurrency`` of them); `nil` when its
+    /// calls never block (they then run on the caller's task).
+    var threadPool: StoreThreadPool? { get }
 
     /// What the storage under this store promises (atomicity, isolation, durability, order).
     var guarantees: StorageGuarantees { get }
@@ -69,8 +75,16 @@ extension SecureStore {
     /// A store that does not say may block without a known bound.
     public var blocking: Blocking { .unknown }
 
-    /// The process-wide ``StoreThread/shared`` when calls may block (a store should own its thread).
-    public var storeThread: StoreThread? { blocking.mayBlock ? StoreThread.shared : nil }
+    /// A store that does not say runs one call at a time.
+    public var concurrency: Int { 1 }
+
+    /// The process-wide ``StoreThreadPool/shared`` (one thread) when calls may block (a store should own its
+    /// pool).
+    public var threadPool: StoreThreadPool? { blocking.mayBlock ? StoreThreadPool.shared : nil }
+
+    /// The former name of ``threadPool``.
+    @available(*, deprecated, renamed: "threadPool")
+    public var storeThread: StoreThreadPool? { threadPool }
 
     /// Adds one item and returns nothing.
     public func add(_ item: NewItem) throws(SecureStoreError) {

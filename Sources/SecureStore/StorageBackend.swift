@@ -300,6 +300,16 @@ public protocol StorageBackend: Sendable {
     /// Whether a transaction may wait for something outside the process, and for how long at most.
     var blocking: Blocking { get }
 
+    /// How many of this backend's transactions can usefully run at once, each on a thread of its own: the
+    /// size of the store's pool for the async API (``StoreThreadPool``), so the async API runs as many
+    /// calls at once as threads on the synchronous API would, and never starts more threads than the
+    /// backend can use. PostgreSQL: its connection pool's size; SQLite: its reader connections plus its one
+    /// writer; the Secret Service: 1 (one D-Bus connection, one transaction at a time). Ignored for a backend that
+    /// never blocks (``Blocking/never``): its calls run on the caller's own thread.
+    ///
+    /// The default is 1: a backend that does not say runs one call at a time (first in, first out).
+    var concurrency: Int { get }
+
     /// The records `filter` may match, as ``StorageTransaction/find(_:)`` returns them, read in one reading
     /// transaction by themselves (what copy queries do). The default is `read { try $0.find(filter) }`; a
     /// backend whose find is already a consistent snapshot without a transaction around it (one SQLite
@@ -316,6 +326,9 @@ public protocol StorageBackend: Sendable {
 extension StorageBackend {
     /// A backend that does not say may block without a known bound.
     public var blocking: Blocking { .unknown }
+
+    /// A backend that does not say runs one transaction at a time.
+    public var concurrency: Int { 1 }
 }
 
 extension StorageBackend {

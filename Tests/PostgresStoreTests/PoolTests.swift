@@ -47,6 +47,40 @@ struct PostgresPoolTests {
         #expect(all.count == 16 * 15 + 15)
     }
 
+    @Test("one async call hung on a stalled connection: the other 3 slots keep serving at their pace, the ticking task is not delayed; a timed-out call's slot comes back at the backend's deadline")
+    func hungCallHoldsOnlySlot() throws {
+        _ = try Server.url()
+        let worker = try builtExecutable("securestore-postgres-worker")
+        let outcome = try run(worker, ["stalled"], timeout: .seconds(120))
+        var m: [String: String] = ["status": String(outcome.status)]
+        for line in String(decoding: outcome.output, as: UTF8.self).split(separator: "\n") where line.hasPrefix("measure ") {
+            let parts = line.split(separator: " ", maxSplits: 2).map(String.init)
+            if parts.count == 3 { m[parts[1]] = parts[2] }
+        }
+        print("[postgres stalled] \(m.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["stalled"] == "1", "the proxy stalled one connection: \(m)")
+        #expect(m["baselineOk"] == "120" && m["duringOk"] == "120" && m["afterOk"] == "120", "\(m)")
+        // The hung call ends at the backend's deadline: statement timeout 2 s + 0.2 s, then 1 s for the cancel;
+        // a read is then run again once on a new connection (so it usually answers), a write says notAvailable.
+        #expect(m["hungCode"] == "ok" || m["hungCode"] == "notAvailable", "\(m)")
+        let hung = Int(m["hungMs"] ?? "") ?? 0
+        #expect(hung >= 2000 && hung < 8000, "\(m)")
+        #expect((Int(m["othersDoneMs"] ?? "") ?? .max) < hung, "the other calls did not wait for the hung one: \(m)")
+        // Their normal time is the baseline's; a busy machine may slow either run, so the bound is generous.
+        let baseline = Int(m["baselineMs"] ?? "") ?? 0, during = Int(m["duringMs"] ?? "") ?? .max
+        #expect(during < max(3 * baseline, 1500), "3 slots instead of 4, no more: \(m)")
+        #expect((Int(m["threads"] ?? "") ?? .max) <= 4 && m["poolSize"] == "4", "\(m)")
+        #expect((Int(m["maxTickGapMs"] ?? "") ?? .max) < 200, "the ticking task was delayed: \(m)")
+        // Pool of one: the call with a 300 ms timeout answers then (still running); the call behind it runs as
+        // soon as the backend's deadline ends the first, and succeeds.
+        #expect(m["timedOutCode"] == "notAvailable" && m["timedOutRunning"] == "true", "\(m)")
+        #expect((Int(m["timedOutMs"] ?? "") ?? .max) < 1500, "\(m)")
+        #expect(m["queuedCode"]?.hasPrefix("ok") == true, "\(m)")
+        let queued = Int(m["queuedMs"] ?? "") ?? .max
+        #expect(queued >= 2000 && queued < 8000, "the slot came back at the deadline: \(m)")
+    }
+
     @Test("pool size and timeouts out of range are refused as param errors")
     func badSettings() throws {
         let url = try Server.url()

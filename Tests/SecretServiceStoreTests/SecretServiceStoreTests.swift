@@ -301,7 +301,7 @@ struct SecretServiceStoreTests {
         #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
     }
 
-    @Test("the provider stopped: 32 concurrent async lookups each answer within their 1 s timeout; a task ticking every 10 ms is not delayed")
+    @Test("the provider stopped: a call hung until the D-Bus deadline holds only its store's one thread; 32 concurrent async lookups each answer within their 1 s timeout; another store keeps serving; a task ticking every 10 ms is not delayed")
     func asyncLookupsWhileStopped() throws {
         let output = try Self.run([Self.providerScript, Self.probe, "asyncStopped"],
                                   environment: ["SECURESTORE_IN_KEYRING_BUS": nil])
@@ -319,6 +319,14 @@ struct SecretServiceStoreTests {
         #expect(Int(measures["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed")
         #expect(Int(measures["ticks"] ?? "") ?? 0 > 20)
         #expect(steps["afterContinue"]?.code == "ok", "\(String(describing: steps["afterContinue"]))")
+        // The store's concurrency is 1 (one D-Bus connection): the hung call holds its one thread until the
+        // backend's own deadline (5 s per round trip) ends it, and no longer; other stores keep serving.
+        #expect(measures["poolSize"] == "1")
+        #expect(measures["hungCode"] == "notAvailable", "\(measures)")
+        let hung = Int(measures["hungMs"] ?? "") ?? 0
+        #expect(hung >= 4500 && hung < 12_000, "ends at the D-Bus deadline: \(measures)")
+        #expect(measures["otherOk"] == "120", "\(measures)")
+        #expect((Int(measures["otherMs"] ?? "") ?? .max) < 2000, "another store's calls kept their pace (~0.2 s): \(measures)")
     }
 
     @Test("locked collection: interactionNotAllowed quickly, never a prompt; works after unlocking")

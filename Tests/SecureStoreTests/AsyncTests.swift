@@ -28,16 +28,20 @@ struct AsyncTests {
         }
     }
 
-    @Test("a store that never blocks runs inline; one that may block has its own thread")
+    @Test("a store that never blocks runs inline; one that may block has its own pool, of its declared size")
     func whereCallsRun() throws {
         let memory = try InMemoryStore()
         #expect(memory.blocking == .never)
-        #expect(memory.storeThread == nil)
+        #expect(memory.threadPool == nil)
         let slow = try Keychain(backend: SlowBackend(delay: .milliseconds(1)))
         #expect(slow.blocking.mayBlock)
-        let thread = try #require(slow.storeThread)
-        #expect(thread !== StoreThread.shared, "a Keychain owns its thread")
-        #expect(slow.storeThread === thread, "one thread per store")
+        let pool = try #require(slow.threadPool)
+        #expect(pool !== StoreThreadPool.shared, "a Keychain owns its pool")
+        #expect(slow.threadPool === pool, "one pool per store")
+        #expect(pool.size == 1, "a backend that does not say runs one call at a time")
+        let wide = try Keychain(backend: SlowBackend(delay: .milliseconds(1), concurrency: 4))
+        #expect(wide.concurrency == 4)
+        #expect(wide.threadPool?.size == 4, "the pool has the backend's declared concurrency")
     }
 
     /// Runs a scenario of the async probe (a process of its own: the other tests of this process run
@@ -82,6 +86,22 @@ struct AsyncTests {
         #expect(m["secondMessage"]?.contains("was not run, so nothing changed") == true, "\(m)")
         #expect(m["firstStored"] == "true", "the started add took effect")
         #expect(m["secondStored"] == "false", "the add that never started did not")
+    }
+
+    @Test("one call hung on a store of concurrency 4: calls on the other 3 threads run at their normal pace; the ticking task is not delayed")
+    func hungCallHoldsOnlyItsThread() throws {
+        let m = try Self.probe("slots")
+        print("[async slots] \(m.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["baselineOk"] == "120" && m["duringOk"] == "120", "\(m)")
+        let hung = Int(m["hungMs"] ?? "") ?? 0, others = Int(m["othersDoneMs"] ?? "") ?? .max
+        #expect(hung >= 2900, "the hung call ran its 3 s")
+        #expect(others < hung, "the other calls did not wait for the hung one: \(m)")
+        // 120 calls of 20 ms: 4 threads take 0.6 s, 3 take 0.8 s, one would take 2.4 s. Generous: under 2 s.
+        #expect(Int(m["duringMs"] ?? "") ?? .max < 2000, "\(m)")
+        #expect(Int(m["baselineMs"] ?? "") ?? .max < 2000, "4 threads: \(m)")
+        #expect(Int(m["threads"] ?? "") ?? .max <= 4, "never more threads than the store's concurrency")
+        #expect(Int(m["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed: \(m)")
     }
 
     @Test("cancelling the calling task answers at once")

@@ -9,8 +9,21 @@ public import SecureStoreInMemory
 public final class SlowBackend: StorageBackend {
     let inner = InMemoryBackend()
     public let delay: Duration
+    /// The declared ``StorageBackend/concurrency`` (the in-memory backend under it takes its own lock only
+    /// briefly, so sleeping transactions do run at once).
+    public let concurrency: Int
 
-    public init(delay: Duration) { self.delay = delay }
+    public init(delay: Duration, concurrency: Int = 1) {
+        self.delay = delay
+        self.concurrency = concurrency
+    }
+
+    private let hang = Locked<Duration?>(nil)
+
+    /// The next transaction sleeps `duration` instead of ``delay`` (a call stuck until its deadline).
+    public func hangNext(for duration: Duration) {
+        hang.withLock { $0 = duration }
+    }
 
     public var backendDescription: String { "slow memory" }
     public static var guarantees: StorageGuarantees { InMemoryBackend.guarantees }
@@ -19,7 +32,11 @@ public final class SlowBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout InMemoryBackend.Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
-        Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        let wait = hang.withLock { next in
+            defer { next = nil }
+            return next ?? delay
+        }
+        Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
         return try inner.withTransaction(writing: writing, body)
     }
 }

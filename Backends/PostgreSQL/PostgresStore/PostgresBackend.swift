@@ -148,6 +148,11 @@ public final class PostgresBackend: StorageBackend {
                      + "COMMIT of the transaction (up to \(statement) each)")
     }
 
+    /// As many transactions as the pool has connections (``poolSize``): the async API runs that many calls
+    /// at once. Readers never wait for writers; writers of the namespace wait for each other at the server
+    /// (its advisory lock), each holding its own connection and thread meanwhile.
+    public var concurrency: Int { poolSize }
+
     /// Server transactions with a per-namespace writer lock; shared by every machine that reaches the server.
     public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full, acrossMachines: .full,
                                                      durableOnReturn: true, insertionOrder: .storageSequence)

@@ -5,7 +5,9 @@ public import SecureStoreCrypto
 /// Records in one SQLite file, every secret and attribute sealed with XChaCha20-Poly1305 and found through
 /// keyed blind indexes. See `Backends/SQLite/FORMAT.md` for the file format.
 ///
-/// One connection, serialized by a lock (`Locked`); other processes are kept apart by SQLite's own locks (WAL,
+/// One connection for writers (and everything but copy queries), serialized by a lock (`Locked`), and up to
+/// ``readerConnections`` more for copy queries (``findRecords(_:)``), opened on demand, so reads run beside
+/// each other and beside a writer, as WAL allows; other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
     /// The schema version this code writes (`PRAGMA user_version`). Version 1 and 2 files are read as they
@@ -15,6 +17,23 @@ public final class SQLiteBackend: StorageBackend {
 
     private let state: Locked<Connection>
     public let path: String
+    /// How many connections copy queries may open besides the writer's (0 for a store opened read-only).
+    public let readerConnections: Int
+    /// The reader connections not in use, how many are open, and the key generation they were opened with.
+    private let readers = Locked<Readers>(Readers())
+
+    struct Readers {
+        var idle: [Connection] = []
+        var open = 0
+        /// Bumped by this object's rekey and export seal: a reader of an older generation is closed.
+        var generation = 0
+        /// The writer's keys and schema version, for a new reader (kept here so that opening one never waits
+        /// for the writer's lock, which a writer holds for its whole transaction).
+        var keys: (sealer: RecordSealer, epoch: [UInt8], version: Int64)?
+    }
+
+    /// The default number of reader connections.
+    public static let defaultReaderConnections = 2
 
     /// Opens (creating when absent) the store at `path` with `key`.
     ///
@@ -33,9 +52,16 @@ public final class SQLiteBackend: StorageBackend {
     ///   gives `readOnly`), such as an export being imported: such a file is not required to be private. A
     ///   store file this process may not write, or one in a folder it may not write (where SQLite could not
     ///   create `-wal` or `-shm`), is opened this way by itself, so reads still work.
+    ///
+    /// - Parameter readerConnections: connections copy queries may open besides the writer's (default 2, 0
+    ///   to 16), so that lookups of one store object run at once and never wait for its writer.
     public init(path: String, key: StoreKey, passphraseCost: PassphraseCost = .interactive,
-                busyTimeout: Duration = .seconds(10), readOnly: Bool = false) throws(SecureStoreError) {
+                busyTimeout: Duration = .seconds(10), readOnly: Bool = false,
+                readerConnections: Int = SQLiteBackend.defaultReaderConnections) throws(SecureStoreError) {
         try Self.checkPath(path)
+        guard (0...16).contains(readerConnections) else {
+            throw .param("readerConnections", "A SQLite store has 0 to 16 reader connections.")
+        }
         self.path = path
         self.busyTimeout = busyTimeout
         let ms = Int32(clamping: busyTimeout.wholeMilliseconds)
@@ -58,6 +84,8 @@ public final class SQLiteBackend: StorageBackend {
             if let created = try Connection.create(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms) {
                 self.readOnly = false
                 diskFull = false
+                self.readerConnections = readerConnections
+                readers.withLock { $0.keys = (created.sealer, created.epoch, created.version) }
                 state = Locked(created)
                 return
             }
@@ -119,6 +147,8 @@ public final class SQLiteBackend: StorageBackend {
         }
         self.readOnly = readOnly || full
         diskFull = full
+        self.readerConnections = readOnly || full ? 0 : readerConnections
+        readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version) }
         state = Locked(connection)
     }
 
@@ -159,6 +189,10 @@ public final class SQLiteBackend: StorageBackend {
               + "then the disk (one fdatasync per write)")
     }
 
+    /// Its readers and one writer: ``readerConnections`` copy queries at once beside one writing transaction
+    /// (writers, and reads inside a write, take the writer's connection one at a time).
+    public var concurrency: Int { readerConnections + 1 }
+
     /// Test hook: caps the database at `pages` pages (`PRAGMA max_page_count`), so a test can fill the
     /// "disk" and check that SQLITE_FULL becomes errSecIO with the store intact.
     package func limitPagesForTesting(_ pages: Int) throws(SecureStoreError) {
@@ -198,27 +232,100 @@ public final class SQLiteBackend: StorageBackend {
     /// its rows are one consistent snapshot, as in a transaction. The key-epoch check of an empty answer (or
     /// of a row the key cannot open) is then a second read, which can only see the same epoch or a later one:
     /// a store re-keyed by someone else still answers `authFailed`. Anything else runs in a transaction.
+    ///
+    /// It runs on a reader connection of its own when one is free or can be opened (``readerConnections``),
+    /// so it waits neither for another copy query nor for this object's writer; else on the writer's.
     public func findRecords(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-        try state.withLock { (connection) throws(SecureStoreError) -> [ItemRecord] in
-            if connection.version >= SQLiteBackend.schemaVersion, connection.db.autocommit {
-                let table = SealedTable(layout: connection.layout, executor: SQLiteExecutor(db: connection.db),
-                                        sealer: connection.sealer, epoch: connection.epoch, epochChecked: false)
-                if let found = try table.findInOneStatement(filter) { return found }
-            }
-            return try connection.transaction(writing: false) { (layout) throws(SecureStoreError) -> [ItemRecord] in
-                try SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db), sealer: connection.sealer,
-                                epoch: connection.epoch, epochChecked: false).find(filter)
+        if let (reader, generation) = checkoutReader() {
+            do throws(SecureStoreError) {
+                let found = try Self.find(filter, on: reader)
+                checkinReader(reader, generation: generation)
+                return found
+            } catch {
+                checkinReader(reader.db.autocommit ? reader : nil, generation: generation)
+                throw error
             }
         }
+        return try state.withLock { (connection) throws(SecureStoreError) -> [ItemRecord] in
+            try Self.find(filter, on: connection)
+        }
+    }
+
+    private static func find(_ filter: RecordFilter, on connection: Connection) throws(SecureStoreError) -> [ItemRecord] {
+        if connection.version >= SQLiteBackend.schemaVersion, connection.db.autocommit {
+            let table = SealedTable(layout: connection.layout, executor: SQLiteExecutor(db: connection.db),
+                                    sealer: connection.sealer, epoch: connection.epoch, epochChecked: false)
+            if let found = try table.findInOneStatement(filter) { return found }
+        }
+        return try connection.transaction(writing: false) { (layout) throws(SecureStoreError) -> [ItemRecord] in
+            try SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db), sealer: connection.sealer,
+                            epoch: connection.epoch, epochChecked: false).find(filter)
+        }
+    }
+
+    /// An idle reader connection, else a new one while fewer than ``readerConnections`` are open (with the
+    /// writer's keys and schema version, copied under its lock), else nil (use the writer's connection).
+    private func checkoutReader() -> (Connection, Int)? {
+        guard readerConnections > 0 else { return nil }
+        typealias Keys = (sealer: RecordSealer, epoch: [UInt8], version: Int64)
+        let taken: (Connection?, Keys?, Int)? = readers.withLock { r in
+            if let idle = r.idle.popLast() { return (idle, nil, r.generation) }
+            guard r.open < readerConnections, let keys = r.keys else { return nil }
+            r.open += 1
+            return (nil, keys, r.generation)
+        }
+        guard let (idle, keys, generation) = taken else { return nil }
+        if let idle { return (idle, generation) }
+        let opened = keys.flatMap { keys in
+            try? Connection.reader(path: path, busyMilliseconds: Int32(clamping: busyTimeout.wholeMilliseconds),
+                                   sealer: keys.sealer, epoch: keys.epoch, version: keys.version)
+        }
+        guard let opened else {
+            readers.withLock { $0.open -= 1 }
+            return nil
+        }
+        return (opened, generation)
+    }
+
+    /// Returns a reader for reuse, or closes it (nil: broken; or opened before a rekey or seal of this object).
+    private func checkinReader(_ reader: Connection?, generation: Int) {
+        let keep = readers.withLock { r in
+            guard let reader, generation == r.generation else {
+                if generation == r.generation { r.open -= 1 }
+                return false
+            }
+            r.idle.append(reader)
+            return true
+        }
+        if !keep { reader?.db.close() }
+    }
+
+    /// Closes every idle reader and retires the ones in use (they close when they come back): after a rekey
+    /// they hold the old key; before an export's seal changes the journal mode, no other connection may be open.
+    private func retireReaders() {
+        let idle: [Connection] = readers.withLock { r in
+            defer {
+                r.idle = []
+                r.open = 0
+                r.generation += 1
+            }
+            return r.idle
+        }
+        for reader in idle { reader.db.close() }
     }
 
     /// Re-encrypts every item under `newKey` (new blind indexes and key check) in one transaction; until it
     /// commits, the old key keeps working.
     public func rekey(to newKey: StoreKey, passphraseCost: PassphraseCost = .interactive) throws(SecureStoreError) {
         let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
-            Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
+            let done = Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
+            if case .success = done {
+                readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version) }
+            }
+            return done
         }
         try outcome.get()
+        retireReaders()
         // A cached key of the old generation no longer opens the store (its binding differs): drop it.
         Self.lock(path: path)
     }
@@ -254,6 +361,7 @@ public final class SQLiteBackend: StorageBackend {
     /// write-ahead log is merged and the journal mode set to DELETE, so the file alone holds everything (it is
     /// then linked into place by the caller). Call it once every item is in.
     package func sealWhole() throws(SecureStoreError) {
+        retireReaders()
         let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
             Result { () throws(SecureStoreError) in
                 try connection.transaction(writing: true) { (_) throws(SecureStoreError) in
@@ -442,6 +550,14 @@ extension SQLiteBackend {
             if !readOnly { connection.noteFile(path) }
             try connection.configure(readOnly: readOnly)
             return connection
+        }
+
+        /// Another connection to this file for copy queries only, with the writer's keys and schema version
+        /// (the file's journal mode is WAL already; a reader sets nothing and writes nothing).
+        static func reader(path: String, busyMilliseconds: Int32, sealer: RecordSealer, epoch: [UInt8],
+                           version: Int64) throws(SecureStoreError) -> Connection {
+            Connection(db: try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds), sealer: sealer,
+                       epoch: epoch, version: version)
         }
 
         /// The kernel-keyring slot of the store at `path` (named by its real path); nil when it cannot be resolved.

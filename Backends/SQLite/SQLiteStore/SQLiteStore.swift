@@ -11,10 +11,12 @@ extension Keychain where Backend == SQLiteBackend {
     /// Opens (creating when absent) the store at `path` (default: ``SQLiteBackend/defaultPaths()``).
     public convenience init(path: String? = nil, key: StoreKey = .defaultKeyFile,
                             configuration: StoreConfiguration = StoreConfiguration(),
-                            passphraseCost: PassphraseCost = .interactive, readOnly: Bool = false) throws(SecureStoreError) {
+                            passphraseCost: PassphraseCost = .interactive, readOnly: Bool = false,
+                            readerConnections: Int = SQLiteBackend.defaultReaderConnections) throws(SecureStoreError) {
         var file: String
         if let path { file = path } else { file = try SQLiteBackend.defaultPaths(creatingDirectories: true).database }
-        try self.init(backend: SQLiteBackend(path: file, key: key, passphraseCost: passphraseCost, readOnly: readOnly),
+        try self.init(backend: SQLiteBackend(path: file, key: key, passphraseCost: passphraseCost, readOnly: readOnly,
+                                             readerConnections: readerConnections),
                       configuration: configuration)
     }
 

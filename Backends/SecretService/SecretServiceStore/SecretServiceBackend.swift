@@ -48,6 +48,11 @@ public final class SecretServiceBackend: StorageBackend {
               + "process's writer lock of the namespace (up to \(WriterLock.wait))")
     }
 
+    /// One: every transaction of this backend runs on its one connection under a mutex, so threads on the
+    /// synchronous API run one at a time too, and the async API gives this store one thread. (Several
+    /// connections would let readers run at once; the daemon itself answers one message at a time.)
+    public var concurrency: Int { 1 }
+
     /// The Secret Service has no transactions: a failure midway is undone best effort; writers of this
     /// package are serialized by the writer lock, readers are not isolated; durability is the daemon's.
     public static let guarantees = StorageGuarantees(atomicWrites: false, acrossProcesses: .writersSerialized,

@@ -9,6 +9,8 @@ import TestSupport
 //                                     while a task ticks every 10 ms
 //   securestore-async-probe timeouts  a call that times out while running, and one that times out before it starts
 //   securestore-async-probe cancel    a call whose task is cancelled
+//   securestore-async-probe slots     a store of concurrency 4 (calls of 20 ms) with one call hung for 3 s: 120
+//                                     lookups from 3 tasks meanwhile, while a task ticks every 10 ms
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
@@ -85,6 +87,49 @@ func cancel() async throws {
     say("measure answeredMs \(ms(clock.now - start))")
 }
 
+func slots() async throws {
+    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(20), concurrency: 4))
+    try await store.add(item)
+    func lookups() async -> (ok: Int, elapsed: Duration) {
+        let start = clock.now
+        let ok = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var ok = 0
+                    for _ in 0..<40 where (try? await store.item(matching: query)) != nil { ok += 1 }
+                    return ok
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        return (ok, clock.now - start)
+    }
+    let baseline = await lookups()
+    let ticker = Ticker()
+    let ticking = Task { await ticker.run() }
+    store.backend.hangNext(for: .seconds(3))
+    let hungStart = clock.now
+    let hung = Task { () -> Duration in
+        _ = try? await store.item(matching: query)
+        return clock.now - hungStart
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    let during = await lookups()
+    let othersDone = clock.now - hungStart
+    let hungTook = await hung.value
+    let (maxGap, ticks) = ticker.stop()
+    await ticking.value
+    say("measure baselineOk \(baseline.ok)")
+    say("measure baselineMs \(ms(baseline.elapsed))")
+    say("measure duringOk \(during.ok)")
+    say("measure duringMs \(ms(during.elapsed))")
+    say("measure othersDoneMs \(ms(othersDone))")
+    say("measure hungMs \(ms(hungTook))")
+    say("measure threads \(store.threadPool?.startedThreads ?? -1)")
+    say("measure ticks \(ticks)")
+    say("measure maxTickGapMs \(ms(maxGap))")
+}
+
 let scenario = CommandLine.arguments.dropFirst().first ?? "pool"
 let done = DispatchSemaphore(value: 0)
 // Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
@@ -93,6 +138,7 @@ Task.detached {
         switch scenario {
         case "timeouts": try await timeouts()
         case "cancel": try await cancel()
+        case "slots": try await slots()
         default: try await pool()
         }
     } catch {

@@ -22,8 +22,10 @@ import CProbe
 //   securestore-secretservice-probe killAtImport   import 30 items, kill -9 the daemon as the 10th CreateItem is
 //                                            sent; restart it; import again: finishes (`measure added N`,
 //                                            `measure count N`)
-//   securestore-secretservice-probe asyncStopped  stop gnome-keyring; 32 concurrent async lookups with a 1 s
-//                                            timeout while a task ticks every 10 ms; continue it, then works again
+//   securestore-secretservice-probe asyncStopped  stop gnome-keyring; one async lookup without a timeout hangs
+//                                            until the D-Bus deadline, 32 concurrent async lookups with a 1 s
+//                                            timeout and 120 lookups on another store meanwhile, while a task ticks
+//                                            every 10 ms; continue it, then works again
 //
 // Prints one line per step: `step NAME ok MS` or `step NAME error CODE MS MESSAGE`, and `measure NAME VALUE`
 // lines. `killed` and `locked`
@@ -114,7 +116,7 @@ let item = NewItem(.genericPassword, [.service: "probe", .account: "probe"], dat
 let query = ItemQuery(.genericPassword, [.service: "probe", .account: "probe"], returning: .data)
 
 /// The daemon stopped: many concurrent async lookups each answer within their timeout, and an unrelated task
-/// ticking every 10 ms is not delayed (the blocking D-Bus calls run on the store's own thread).
+/// ticking every 10 ms is not delayed (the blocking D-Bus calls run on the store's own thread: its concurrency is 1).
 func asyncStopped(namespace: String) async {
     let store: SecretServiceStore
     do throws(SecureStoreError) {
@@ -135,6 +137,31 @@ func asyncStopped(namespace: String) async {
     let ticker = Ticker()
     let ticking = Task { await ticker.run() }
     let clock = ContinuousClock()
+    // One call without a timeout takes the store's one thread (its concurrency is 1) and hangs until the
+    // backend's own D-Bus deadline ends it.
+    let hungStart = clock.now
+    let hung = Task { () -> (String, Duration) in
+        let error = await failure { () async throws(SecureStoreError) in _ = try await store.items(matching: query) }
+        return (error?.code.name ?? "ok", clock.now - hungStart)
+    }
+    try? await Task.sleep(for: .milliseconds(100))
+    // Meanwhile another store (calls of 5 ms on a pool of 4) serves 3 tasks × 40 lookups.
+    let other = Task { () -> (Int, Duration) in
+        let began = clock.now
+        guard let slow = try? Keychain(backend: SlowBackend(delay: .milliseconds(5), concurrency: 4)) else { return (0, .zero) }
+        _ = try? await slow.add(item)
+        let ok = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var ok = 0
+                    for _ in 0..<40 where (try? await slow.item(matching: query)) != nil { ok += 1 }
+                    return ok
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        return (ok, clock.now - began)
+    }
     let start = clock.now
     let waits = await withTaskGroup(of: (String, Duration).self) { group in
         for _ in 0..<32 {
@@ -152,10 +179,17 @@ func asyncStopped(namespace: String) async {
         for await outcome in group { all.append(outcome) }
         return all
     }
+    let (otherOk, otherTook) = await other.value
+    let (hungCode, hungTook) = await hung.value   // the daemon is still stopped: the D-Bus deadline ends it
     let (maxGap, ticks) = ticker.stop()
     await ticking.value
     kill(pid, SIGCONT)
     func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
+    say("measure otherOk \(otherOk)")
+    say("measure otherMs \(ms(otherTook))")
+    say("measure hungCode \(hungCode)")
+    say("measure hungMs \(ms(hungTook))")
+    say("measure poolSize \(store.threadPool?.size ?? -1)")
     say("measure lookups \(waits.count)")
     say("measure timedOut \(waits.filter { $0.0 == "notAvailable" }.count)")
     say("measure otherOutcomes \(waits.filter { $0.0 != "notAvailable" }.map(\.0).joined(separator: ","))")
