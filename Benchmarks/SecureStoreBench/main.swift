@@ -17,6 +17,13 @@ if arguments.first == "--concurrency" {   // concurrent callers, async API again
     }
     exit(0)
 }
+if arguments == ["--hand-off"] {   // what one async call's hand-off to a store thread costs (HandOffBench.swift)
+    do { print(try HandOffBench.run(), terminator: "") } catch {
+        FileHandle.standardError.write(Data("securestore-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 let options: Options
 do {
     options = try Options.parse(arguments)
