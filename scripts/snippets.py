@@ -7,7 +7,8 @@
 
 A block is one of:
   - a Package.swift manifest (it has `swift-tools-version`): checked with `swift package dump-package` in a
-    temporary folder beside a link named SecureStore to this checkout (so `../SecureStore` resolves);
+    temporary folder beside a link named SecureStore to this checkout (so `../SecureStore` resolves), and
+    when all its dependencies are paths, with `swift package show-dependencies` (products, traits);
   - a complete program (it has its own `import` lines): an executable target whose main.swift is the block;
     it runs and must exit 0;
   - a test file (it imports Testing): a test target, compiled only;
@@ -144,6 +145,16 @@ def check_manifest(doc, line, source):
         result = subprocess.run(["swift", "package", "dump-package"], cwd=app, capture_output=True, text=True)
         if result.returncode != 0:
             return f"{doc}:{line}: the manifest does not load:\n{result.stderr.strip()}"
+        # With only path dependencies (this checkout), resolve them too: products and traits must exist.
+        dump = json.loads(result.stdout)
+        if all("fileSystem" in d for d in dump["dependencies"]):
+            for target in dump["targets"]:   # a target without sources is left out of the graph unchecked
+                write(os.path.join(app, target.get("path") or os.path.join(
+                    "Tests" if target["type"] == "test" else "Sources", target["name"]), "main.swift"), "")
+            result = subprocess.run(["swift", "package", "show-dependencies"], cwd=app, capture_output=True,
+                                    text=True)
+            if result.returncode != 0 or "error:" in result.stdout + result.stderr:
+                return f"{doc}:{line}: the manifest's dependencies do not resolve:\n{result.stderr.strip()}"
     return None
 
 
@@ -229,8 +240,9 @@ def report(out, log):
 
 def run(out):
     meta = json.load(open(os.path.join(out, "snippets.json"), encoding="utf-8"))
-    binaries = subprocess.run(["swift", "build", "--show-bin-path"], cwd=out, capture_output=True, text=True,
-                              check=True).stdout.strip()
+    # Not `swift build --show-bin-path`: without --build-tests it plans a build with other flags, and the next
+    # check would rebuild this whole package.
+    binaries = os.path.abspath(os.path.join(out, ".build", "debug"))
     failed = []
     ran = 0
     for block in meta["blocks"]:
