@@ -113,25 +113,22 @@ def located(code, file, line):
 def assemble(doc, line, code, options, modules):
     """The Swift source of one block with its declared context, positioned at its own file and line."""
     where = f"{doc}:{line - 1}"
-    if "prelude" not in options and "wraps" not in options:
+    preludes = [context_file(name, where) for name in str(options.get("prelude", "")).split(",") if name]
+    wrapper = context_file(options["wraps"], where) if "wraps" in options else None
+    if not preludes and not wrapper:
         return located(code, doc, line)
-    manifest = "swift-tools-version" in code or "swift-tools-version" in "".join(
-        context_file(name, where)[1] for name in [options.get("wraps", "")] + str(options.get("prelude", "")).split(",")
-        if name)
+    contexts = [text for _, text in preludes + ([wrapper] if wrapper else [])]
+    manifest = any("swift-tools-version" in text for text in contexts)
     source = "" if manifest else "".join(f"import {m}\n" for m in ["Foundation"] + modules)
-    for name in str(options.get("prelude", "")).split(",") if "prelude" in options else []:
-        file, text = context_file(name, where)
-        source += located(text, file, 1)
-    if "wraps" in options:
-        file, text = context_file(options["wraps"], where)
-        before, sep, after = text.partition("// snippet\n")
-        if not sep:
-            sys.exit(f"{file}: a wrapper needs a line `// snippet` where the block goes")
-        source += located(before, file, 1) + located(code, doc, line)
-        source += located(after, file, before.count("\n") + 2)
-    else:
-        source += located(code, doc, line)
-    return source
+    source += "".join(located(text, file, 1) for file, text in preludes)
+    if not wrapper:
+        return source + located(code, doc, line)
+    file, text = wrapper
+    before, sep, after = text.partition("// snippet\n")
+    if not sep:
+        sys.exit(f"{file}: a wrapper needs a line `// snippet` where the block goes")
+    return (source + located(before, file, 1) + located(code, doc, line)
+            + located(after, file, before.count("\n") + 2))
 
 
 def check_manifest(doc, line, source):
@@ -174,7 +171,7 @@ def write(path, text):
 def generate(out):
     products, modules = library_modules()
     identity = os.path.basename(ROOT).lower()
-    blocks, skipped, failures, manifests = [], [], [], 0
+    blocks, skipped, compile_only, failures, manifests = [], [], [], [], 0
     for doc in documents():
         for line, code, options in extract(doc):
             where = f"{doc}:{line - 1}"
@@ -193,6 +190,8 @@ def generate(out):
                     failures.append(failure)
                 continue
             test = bool(re.search(r"^import Testing$", source, re.M))
+            if "compile-only" in options and not test:
+                compile_only.append((where, options["reason"]))
             blocks.append({"name": target_name(doc, line), "where": where, "source": source, "test": test,
                            "run": not test and "compile-only" not in options})
     for kind in ("Sources", "Tests"):   # targets of blocks that are gone; unchanged files keep their dates
@@ -214,6 +213,8 @@ def generate(out):
     write(os.path.join(out, "Package.swift"), manifest)
     with open(os.path.join(out, "snippets.json"), "w", encoding="utf-8") as f:
         json.dump({"blocks": blocks, "skipped": skipped, "manifests": manifests}, f, indent=1)
+    for where, reason in compile_only:
+        print(f"snippets: not run {where}: {reason}")
     for where, reason in skipped:
         print(f"snippets: skipped {where}: {reason}")
     if failures:
@@ -262,9 +263,10 @@ def run(out):
         ran += 1
         if status != 0:
             failed.append(f"{block['where']}: the program exited with {status}:\n{output.strip()}")
-    compiled = len(meta["blocks"])
-    print(f"snippets: {compiled} blocks compiled, {ran} ran, {meta['manifests']} manifests loaded, "
-          f"{len(meta['skipped'])} skipped")
+    blocks, tests = meta["blocks"], sum(1 for b in meta["blocks"] if b["test"])
+    total = len(blocks) + meta["manifests"] + len(meta["skipped"])
+    print(f"snippets: {total} blocks: {len(blocks)} compiled ({ran} ran, {len(blocks) - ran - tests} compile-only, "
+          f"{tests} test file), {meta['manifests']} manifests loaded, {len(meta['skipped'])} skipped")
     if failed:
         print("\n".join(failed), file=sys.stderr)
         sys.exit(1)
