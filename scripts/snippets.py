@@ -3,7 +3,7 @@
 
   snippets.py generate DIR   extract every ```swift block, check manifests, write a package to DIR
   snippets.py report DIR LOG after a failed `swift build` of DIR: each failing block's file:line and message
-  snippets.py run DIR        run the blocks that are complete programs (each with its own HOME and XDG folders)
+  snippets.py run DIR        run the complete programs (each with its own HOME and XDG folders) and the tests
 
 A block is one of:
   - a Package.swift manifest (it has `swift-tools-version`): checked with `swift package dump-package` in a
@@ -11,11 +11,11 @@ A block is one of:
     when all its dependencies are paths, with `swift package show-dependencies` (products, traits);
   - a complete program (it has its own `import` lines): an executable target whose main.swift is the block;
     it runs and must exit 0;
-  - a test file (it imports Testing): a test target, compiled only;
+  - a test file (it imports Testing): a test target; its tests run (`swift test`) and must pass;
   - a fragment: it needs a marker on the line before its fence (blank lines may come between):
       <!-- snippet: prelude=NAME -->   scripts/snippets/NAME.swift comes first (NAME,NAME2: several)
       <!-- snippet: wraps=NAME -->     the block replaces the line `// snippet` of scripts/snippets/NAME.swift
-    A block with a prelude or a wrapper gets an `import` of every library module of this package (read from
+    A block with a prelude or a wrapper gets an `import` of Foundation and of every library module of this package (read from
     `swift package dump-package`, never written down here), so preludes have no imports of their own.
   Two more markers: `compile-only reason="…"` (a complete program that cannot run here: it needs a server or
   a path that does not exist) and `skip reason="…"` (a block that cannot compile here). Both need a reason.
@@ -264,9 +264,17 @@ def run(out):
         if status != 0:
             failed.append(f"{block['where']}: the program exited with {status}:\n{output.strip()}")
     blocks, tests = meta["blocks"], sum(1 for b in meta["blocks"] if b["test"])
+    if tests:   # the test files' tests (the same build: `swift test` plans with the flags of --build-tests)
+        result = subprocess.run(["swift", "test", "--skip-build", "--package-path", out], capture_output=True,
+                                text=True)
+        if result.returncode != 0:
+            owners = ", ".join(b["where"] for b in blocks if b["test"])
+            failing = [l for l in (result.stdout + result.stderr).splitlines() if "✘" in l or "error:" in l]
+            failed.append(f"{owners}: the tests failed:\n" + "\n".join(failing[:40]))
     total = len(blocks) + meta["manifests"] + len(meta["skipped"])
-    print(f"snippets: {total} blocks: {len(blocks)} compiled ({ran} ran, {len(blocks) - ran - tests} compile-only, "
-          f"{tests} test file), {meta['manifests']} manifests loaded, {len(meta['skipped'])} skipped")
+    print(f"snippets: {total} blocks: {len(blocks)} compiled ({ran} programs ran, {tests} test file{'' if tests == 1 else 's'} ran, "
+          f"{len(blocks) - ran - tests} compile-only), {meta['manifests']} manifests loaded, "
+          f"{len(meta['skipped'])} skipped")
     if failed:
         print("\n".join(failed), file=sys.stderr)
         sys.exit(1)
