@@ -262,7 +262,8 @@ struct SurfaceTests {
         let key = NSMutableString(string: "svc")
         CFDictionarySetValue(copied, Unmanaged.passUnretained(key).toOpaque(), Unmanaged.passUnretained(kCFBooleanTrue).toOpaque())
         key.append("-changed")
-        #expect(CFDictionaryContainsKey(copied, Unmanaged.passUnretained(NSString(string: "svc")).toOpaque()))
+        let original = NSString(string: "svc")
+        #expect(CFDictionaryContainsKey(copied, Unmanaged.passUnretained(original).toOpaque()))
         #expect(!CFDictionaryContainsKey(copied, Unmanaged.passUnretained(key).toOpaque()))
         // the dictionary holds its values: nothing else keeps this one alive
         func setLabel() {
