@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Apple's Keychain surface, from Apple's headers: the table and the compile test.
 
-Usage: scripts/secitem-surface.py HEADER_FOLDER [--check]
+Usage: scripts/secitem-surface.py HEADER_FOLDER [--check] | --pieces-only [--check]
 
 HEADER_FOLDER holds Security framework headers (SecItem.h, SecBase.h, SecAccessControl.h, SecRandom.h,
 SecKey.h, SecCertificate.h, SecIdentity.h), from an SDK or Apple's open-source Security: the script reads their
@@ -31,6 +31,9 @@ The headers are not kept in this repository (Apple's text); the generated files 
 headers nor the network. After a header or source change: run the script, review the table's diff, commit both.
 
 --check: exit 1 if a written file would change or a declaration is missing (after a header update).
+--pieces-only (no HEADER_FOLDER): rewrite only the Core Foundation and Foundation parts of both files from
+FOUNDATION_PIECES, keeping the Security headers' part as committed: for a piece added on a machine without the
+headers.
 Deterministic: the same headers and sources give the same bytes.
 """
 import hashlib
@@ -125,6 +128,37 @@ FOUNDATION_PIECES = [
      "        if let p = CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecValueData).toOpaque()) {\n"
      "            _ = Unmanaged<CFData>.fromOpaque(p).takeUnretainedValue() as Data\n        }",
      "Linux: the value stays valid while the dictionary lives, not only while it holds the value (Foundation on Linux bridges stored Swift values anew at each access)", "CFDictionary.h"),
+    ("CFDictionaryCreateMutable", "function",
+     "(CFAllocator?, CFIndex, UnsafePointer<CFDictionaryKeyCallBacks>?, UnsafePointer<CFDictionaryValueCallBacks>?) -> CFMutableDictionary?",
+     "var keys = kCFTypeDictionaryKeyCallBacks, values = kCFTypeDictionaryValueCallBacks\n"
+     "        let q: CFMutableDictionary = CFDictionaryCreateMutable(kCFAllocatorDefault, 0, &keys, &values)\n        _ = SecItemCopyMatching(q, nil)",
+     "Linux: whatever the callbacks (NULL ones included), the dictionary holds its keys (copied) and values and compares keys with CFEqual", "CFDictionary.h"),
+    ("CFDictionarySetValue", "function", "(CFMutableDictionary?, UnsafeRawPointer?, UnsafeRawPointer?) -> Void",
+     "let q: CFMutableDictionary = CFDictionaryCreateMutable(nil, 0, nil, nil)\n"
+     "        CFDictionarySetValue(q, Unmanaged.passUnretained(kSecClass).toOpaque(), Unmanaged.passUnretained(kSecClassGenericPassword).toOpaque())\n"
+     "        _ = SecItemCopyMatching(q, nil)",
+     "a NULL key or value changes nothing", "CFDictionary.h"),
+    ("CFDictionaryKeyCallBacks", "type", "CFDictionaryKeyCallBacks",
+     "var callbacks = CFDictionaryKeyCallBacks(); callbacks.version = 0; _ = callbacks.equal", "", "CFDictionary.h"),
+    ("CFDictionaryValueCallBacks", "type", "CFDictionaryValueCallBacks",
+     "var callbacks = CFDictionaryValueCallBacks(); callbacks.version = 0; _ = callbacks.retain", "", "CFDictionary.h"),
+    ("CFDictionaryRetainCallBack", "type", "@convention(c) (CFAllocator?, UnsafeRawPointer?) -> UnsafeRawPointer?",
+     "let retain: CFDictionaryRetainCallBack = { _, value in value }; _ = retain", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFDictionary.h"),
+    ("CFDictionaryReleaseCallBack", "type", "@convention(c) (CFAllocator?, UnsafeRawPointer?) -> Void",
+     "let release: CFDictionaryReleaseCallBack = { _, _ in }; _ = release", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFDictionary.h"),
+    ("CFDictionaryCopyDescriptionCallBack", "type", "@convention(c) (UnsafeRawPointer?) -> Unmanaged<CFString>?",
+     "let describe: CFDictionaryCopyDescriptionCallBack = { _ in nil }; _ = describe", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFDictionary.h"),
+    ("CFDictionaryEqualCallBack", "type", "@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> DarwinBoolean",
+     "let equal: CFDictionaryEqualCallBack = { _, _ in true }; _ = equal",
+     "Linux: returns Bool, not DarwinBoolean (the Darwin overlay's type for C's Boolean, which Linux lacks); `true` and `false` literals work in both", "CFDictionary.h"),
+    ("CFDictionaryHashCallBack", "type", "@convention(c) (UnsafeRawPointer?) -> CFHashCode",
+     "let hash: CFDictionaryHashCallBack = { _ in 0 }; _ = hash", "", "CFDictionary.h"),
+    ("kCFTypeDictionaryKeyCallBacks", "constant", "CFDictionaryKeyCallBacks",
+     "var keys = kCFTypeDictionaryKeyCallBacks\n        _ = CFDictionaryCreateMutable(nil, 0, &keys, nil)", "", "CFDictionary.h"),
+    ("kCFCopyStringDictionaryKeyCallBacks", "constant", "CFDictionaryKeyCallBacks",
+     "var keys = kCFCopyStringDictionaryKeyCallBacks\n        _ = CFDictionaryCreateMutable(nil, 0, &keys, nil)", "", "CFDictionary.h"),
+    ("kCFTypeDictionaryValueCallBacks", "constant", "CFDictionaryValueCallBacks",
+     "var values = kCFTypeDictionaryValueCallBacks\n        _ = CFDictionaryCreateMutable(nil, 0, nil, &values)", "", "CFDictionary.h"),
     ("CFArrayGetCount", "function", "(CFArray?) -> CFIndex", "_ = CFArrayGetCount([kSecClassKey] as CFArray)", "", "CFArray.h"),
     ("CFArrayGetValueAtIndex", "function", "(CFArray?, CFIndex) -> UnsafeRawPointer?",
      "if let p = CFArrayGetValueAtIndex([kSecClassKey] as CFArray, 0) { _ = Unmanaged<CFString>.fromOpaque(p).takeUnretainedValue() }",
@@ -143,6 +177,8 @@ FOUNDATION_PIECES = [
     ("NSMutableDictionary.setObject(_:forKey: NSCopying)", "method", "(Any, any NSCopying) -> Void",
      "let q = NSMutableDictionary()\n        q.setObject(kSecClassGenericPassword, forKey: kSecClass as! any NSCopying)\n        _ = SecItemCopyMatching(q, nil)",
      "Darwin's signature (Foundation on Linux takes AnyHashable); the key's copy is stored", "Foundation"),
+    ("NSError()", "initializer", "() -> NSError", "let placeholder = NSError(); _ = placeholder.code",
+     "Darwin's form (NSObject's init() there; Foundation on Linux has none for NSError): the empty domain, code 0", "Foundation"),
     ("NSDictionary.isEqual(to: [String: Any])", "method", "([String: Any]) -> Bool",
      "let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: \"svc\"]\n"
      "        _ = NSDictionary(dictionary: base).isEqual(to: base)",
@@ -431,9 +467,110 @@ def usage_line(decl):
     raise ValueError(k)
 
 
+LABEL = {"provided": "provided", "linux": "provided, Linux meaning", "unavailable": "unavailable", "missing": "**missing**"}
+COUNT_TITLES = (("provided", "provided, Apple's meaning"), ("linux", "provided, a Linux meaning (decided)"),
+                ("unavailable", "unavailable (decided)"), ("missing", "missing"))
+PIECES_HEAD = ("## Core Foundation and Foundation\n\n| Declaration | Kind | Swift type | Source | Decision | Note |\n"
+               "| --- | --- | --- | --- | --- | --- |\n")
+
+
+def decide_pieces(found):
+    """FOUNDATION_PIECES with each one's decision and note: (name, kind, swift, usage, note, source, decision)."""
+    pieces = []
+    for (name, kind, swift, usage, note, source) in FOUNDATION_PIECES:
+        base = name.split(" ")[0].split(".")[0]
+        have = found.get(base)
+        if usage is None:
+            decision = "unavailable" if have and have[1] else "missing"
+            note = have[1] if have and have[1] else note
+        else:
+            decision = "linux" if note.startswith("Linux: ") else "provided"
+            note = note[len("Linux: "):] if decision == "linux" else note
+        pieces.append((name, kind, swift, usage, note, source, decision))
+    return pieces
+
+
+def count_pieces(pieces):
+    pcounts = {"provided": 0, "linux": 0, "unavailable": 0, "missing": 0}
+    for p in pieces:
+        pcounts[p[6]] += 1
+    return pcounts
+
+
+def piece_table_rows(pieces):
+    return [f"| `{name}` | {kind} | `{swift}` | {source} | {LABEL[decision]} | {note} |"
+            for name, kind, swift, usage, note, source, decision in pieces]
+
+
+def piece_usage_lines(pieces):
+    lines = []
+    for name, kind, swift, usage, note, source, decision in pieces:
+        if usage is None:
+            continue
+        lines.append(f"        do {{  // {name}")
+        if kind == "function":   # Apple's imported type (implicitly unwrapped parameters are optionals)
+            lines.append(f"            let _: {swift} = {name}")
+        lines.append("            " + usage.replace("\n        ", "\n            "))
+        lines.append("        }")
+    return lines
+
+
+def pieces_only(check):
+    """--pieces-only: rewrite only what FOUNDATION_PIECES decides in the committed table and usage file (the piece
+    counts, the Core Foundation and Foundation rows, the pieces' unavailable rows and foundation()), keeping the
+    Security headers' part as the last run with the headers wrote it. For a change to FOUNDATION_PIECES or to the
+    sources on a machine without the headers."""
+    found, _ = scan_sources()
+    pieces = decide_pieces(found)
+    pcounts = count_pieces(pieces)
+    md = open(TABLE, encoding="utf-8").read()
+    for key, title in COUNT_TITLES + (("declarations", "declarations"),):
+        m = re.search(r"^\| " + re.escape(title) + r" \| (\d+) \| \d+ \| \d+ \|$", md, re.M)
+        if not m:
+            print(f"{os.path.relpath(TABLE, ROOT)}: no counts row '{title}'", file=sys.stderr)
+            return 2
+        sec = int(m.group(1))
+        mine = sum(pcounts.values()) if key == "declarations" else pcounts[key]
+        md = md[:m.start()] + f"| {title} | {sec} | {mine} | {sec + mine} |" + md[m.end():]
+    # the pieces' own unavailable rows sit at the end of the unavailable table, after the headers' rows
+    head = "## Unavailable, with the reason\n\n"
+    start = md.index(head) + len(head)
+    end = md.index("\n\n", start)
+    sources = {p[5] for p in pieces}
+    kept = [line for line in md[start:end].split("\n") if line.split(" | ")[1:2] and line.split(" | ")[1] not in sources]
+    kept += [f"| `{p[0]}` | {p[5]} | {p[4]} |" for p in pieces if p[6] == "unavailable"]
+    md = md[:start] + "\n".join(kept) + md[end:]
+    start = md.index(PIECES_HEAD) + len(PIECES_HEAD)
+    end = md.index("\n## Headers read")
+    md = md[:start] + "\n".join(piece_table_rows(pieces)) + "\n" + md[end:]
+    sw = open(USAGE, encoding="utf-8").read()
+    used = sum(1 for p in pieces if p[3] is not None)
+    sw = re.sub(r"(Core Foundation / Foundation pieces) \(\d+\)\.", rf"\1 ({used}).", sw)
+    sw = re.sub(r"static let foundationPieces = \d+", f"static let foundationPieces = {used}", sw)
+    start = sw.index("    static func foundation() {\n") + len("    static func foundation() {\n")
+    end = sw.index("    }\n}\n\n@Suite")
+    sw = sw[:start] + "\n".join(piece_usage_lines(pieces)) + "\n" + sw[end:]
+    changed = []
+    for path, text in ((TABLE, md), (USAGE, sw)):
+        if open(path, encoding="utf-8").read() != text:
+            changed.append(os.path.relpath(path, ROOT))
+            if not check:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text)
+    print(f"CF/Foundation: {pcounts['provided']} provided, {pcounts['linux']} Linux meaning, "
+          f"{pcounts['unavailable']} unavailable, {pcounts['missing']} missing")
+    if check and (changed or pcounts["missing"]):
+        for c in changed:
+            print(f"out of date: {c}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     check = "--check" in argv
+    if "--pieces-only" in argv and not args:
+        return pieces_only(check)
     if len(args) != 1:
         print(__doc__.strip().split("\n")[2], file=sys.stderr)
         return 2
@@ -460,22 +597,10 @@ def main(argv):
     counts = {"provided": 0, "linux": 0, "unavailable": 0, "missing": 0}
     for _, _, decision, _ in rows:
         counts[decision] += 1
-    pieces = []
-    for (name, kind, swift, usage, note, source) in FOUNDATION_PIECES:
-        base = name.split(" ")[0].split(".")[0]
-        have = found.get(base)
-        if usage is None:
-            decision = "unavailable" if have and have[1] else "missing"
-            note = have[1] if have and have[1] else note
-        else:
-            decision = "linux" if note.startswith("Linux: ") else "provided"
-            note = note[len("Linux: "):] if decision == "linux" else note
-        pieces.append((name, kind, swift, usage, note, source, decision))
-    pcounts = {"provided": 0, "linux": 0, "unavailable": 0, "missing": 0}
-    for p in pieces:
-        pcounts[p[6]] += 1
+    pieces = decide_pieces(found)
+    pcounts = count_pieces(pieces)
 
-    label = {"provided": "provided", "linux": "provided, Linux meaning", "unavailable": "unavailable", "missing": "**missing**"}
+    label = LABEL
     md = ["# Apple's Keychain surface", "",
           "Every declaration of the Security headers a Keychain wrapper can touch, and the Core Foundation and",
           "Foundation pieces Keychain code uses around them, with the Swift type Apple's importer gives it and what",
@@ -486,8 +611,7 @@ def main(argv):
           "## Counts", "",
           "| | Security headers | Core Foundation and Foundation | total |",
           "| --- | --- | --- | --- |"]
-    for key, title in (("provided", "provided, Apple's meaning"), ("linux", "provided, a Linux meaning (decided)"),
-                       ("unavailable", "unavailable (decided)"), ("missing", "missing")):
+    for key, title in COUNT_TITLES:
         md.append(f"| {title} | {counts[key]} | {pcounts[key]} | {counts[key] + pcounts[key]} |")
     total = sum(counts.values()) + sum(pcounts.values())
     md.append(f"| declarations | {sum(counts.values())} | {sum(pcounts.values())} | {total} |")
@@ -519,10 +643,8 @@ def main(argv):
         md.append(f"| `{decl['name']}` | {decl['kind']} | `{swift}` | {plat} | {label[decision]} | {note} |")
         if (rows.index((header, decl, decision, note)) + 1 == len(rows)) or rows[rows.index((header, decl, decision, note)) + 1][0] != header:
             md.append("")
-    md += ["## Core Foundation and Foundation", "", "| Declaration | Kind | Swift type | Source | Decision | Note |",
-           "| --- | --- | --- | --- | --- | --- |"]
-    for name, kind, swift, usage, note, source, decision in pieces:
-        md.append(f"| `{name}` | {kind} | `{swift}` | {source} | {label[decision]} | {note} |")
+    md += PIECES_HEAD.rstrip("\n").split("\n")
+    md += piece_table_rows(pieces)
     md += ["", "## Headers read", "", "| Header | First line | SHA-256 |", "| --- | --- | --- |"]
     for header, first, digest in infos:
         md.append(f"| {header} | {first.replace('|', '/')} | `{digest[:16]}…` |")
@@ -555,14 +677,7 @@ def main(argv):
     for header, decl in deprecated_rows:
         sw.append("        " + usage_line(decl))
     sw += ["        _ = q as CFDictionary", "    }", "", "    static func foundation() {"]
-    for name, kind, swift, usage, note, source, decision in pieces:
-        if usage is None:
-            continue
-        sw.append(f"        do {{  // {name}")
-        if kind == "function":   # Apple's imported type (implicitly unwrapped parameters are optionals)
-            sw.append(f"            let _: {swift} = {name}")
-        sw.append("            " + usage.replace("\n        ", "\n            "))
-        sw.append("        }")
+    sw += piece_usage_lines(pieces)
     sw += ["    }", "}", "",
            "@Suite(\"Apple's Keychain surface (generated)\") struct AppleSurfaceTests {",
            "    @Test(\"every provided declaration compiles as Apple code uses it, and runs\")",

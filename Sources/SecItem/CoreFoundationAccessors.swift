@@ -130,6 +130,133 @@ public func CFDictionaryGetValue(_ theDict: CFDictionary!, _ key: UnsafeRawPoint
     return UnsafeRawPointer(Unmanaged.passUnretained(retained(value, key: hashableKey, in: theDict)).toOpaque())
 }
 
+// CFDictionary.h: a mutable dictionary made and filled the C way (`CFDictionaryCreateMutable`,
+// `CFDictionarySetValue` with `Unmanaged` pointers), as Keychain code that avoids Swift's bridging writes it.
+
+// Apple's retain, release and copy-description callbacks are C function pointers; here they are Swift function
+// types, because a C function type cannot name `CFAllocator` (a Swift class here) or `Unmanaged`. A closure
+// written for Apple's type (`{ _, value in value }`) converts to either.
+
+/// `CFDictionaryRetainCallBack` (a Swift function type here, see above).
+public typealias CFDictionaryRetainCallBack = @Sendable (CFAllocator?, UnsafeRawPointer?) -> UnsafeRawPointer?
+/// `CFDictionaryReleaseCallBack` (a Swift function type here, see above).
+public typealias CFDictionaryReleaseCallBack = @Sendable (CFAllocator?, UnsafeRawPointer?) -> Void
+/// `CFDictionaryCopyDescriptionCallBack` (a Swift function type here, see above).
+public typealias CFDictionaryCopyDescriptionCallBack = @Sendable (UnsafeRawPointer?) -> Unmanaged<CFString>?
+/// `CFDictionaryEqualCallBack`. Apple's returns `DarwinBoolean`, the Darwin overlay's type for C's `Boolean`, which
+/// Linux does not have and a C function type cannot name; `Bool` takes the same `true` / `false` literals.
+public typealias CFDictionaryEqualCallBack = @convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> Bool
+/// `CFDictionaryHashCallBack`.
+public typealias CFDictionaryHashCallBack = @convention(c) (UnsafeRawPointer?) -> CFHashCode
+
+/// `CFDictionaryKeyCallBacks`, with the members and initializers Apple's importer gives the C struct.
+public struct CFDictionaryKeyCallBacks: Sendable {
+    public var version: CFIndex
+    public var retain: CFDictionaryRetainCallBack!
+    public var release: CFDictionaryReleaseCallBack!
+    public var copyDescription: CFDictionaryCopyDescriptionCallBack!
+    public var equal: CFDictionaryEqualCallBack!
+    public var hash: CFDictionaryHashCallBack!
+
+    public init() { version = 0 }
+    public init(version: CFIndex, retain: CFDictionaryRetainCallBack!, release: CFDictionaryReleaseCallBack!,
+                copyDescription: CFDictionaryCopyDescriptionCallBack!, equal: CFDictionaryEqualCallBack!,
+                hash: CFDictionaryHashCallBack!) {
+        self.version = version
+        self.retain = retain
+        self.release = release
+        self.copyDescription = copyDescription
+        self.equal = equal
+        self.hash = hash
+    }
+}
+
+/// `CFDictionaryValueCallBacks`, with the members and initializers Apple's importer gives the C struct.
+public struct CFDictionaryValueCallBacks: Sendable {
+    public var version: CFIndex
+    public var retain: CFDictionaryRetainCallBack!
+    public var release: CFDictionaryReleaseCallBack!
+    public var copyDescription: CFDictionaryCopyDescriptionCallBack!
+    public var equal: CFDictionaryEqualCallBack!
+
+    public init() { version = 0 }
+    public init(version: CFIndex, retain: CFDictionaryRetainCallBack!, release: CFDictionaryReleaseCallBack!,
+                copyDescription: CFDictionaryCopyDescriptionCallBack!, equal: CFDictionaryEqualCallBack!) {
+        self.version = version
+        self.retain = retain
+        self.release = release
+        self.copyDescription = copyDescription
+        self.equal = equal
+    }
+}
+
+// The CF-type callbacks: retain and release the object, describe, compare and hash it as CFEqual and CFHash do.
+private let cfTypeRetain: CFDictionaryRetainCallBack = { _, p in
+    guard let p else { return nil }
+    return UnsafeRawPointer(Unmanaged<AnyObject>.fromOpaque(p).retain().toOpaque())
+}
+private let cfTypeRelease: CFDictionaryReleaseCallBack = { _, p in
+    guard let p else { return }
+    Unmanaged<AnyObject>.fromOpaque(p).release()
+}
+private let cfTypeCopyDescription: CFDictionaryCopyDescriptionCallBack = { p in
+    guard let p else { return nil }
+    return CFCopyDescription(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue()).map { Unmanaged.passRetained($0) }
+}
+private let cfTypeEqual: CFDictionaryEqualCallBack = { a, b in
+    guard let a, let b else { return a == b }
+    return CFEqual(Unmanaged<AnyObject>.fromOpaque(a).takeUnretainedValue(),
+                   Unmanaged<AnyObject>.fromOpaque(b).takeUnretainedValue())
+}
+private let cfTypeHash: CFDictionaryHashCallBack = { p in
+    guard let p else { return 0 }
+    return CFHash(Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue())
+}
+private let copyStringRetain: CFDictionaryRetainCallBack = { _, p in
+    guard let p else { return nil }
+    let object = Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue()
+    let copy: AnyObject = (object as? NSString)?.copy() as AnyObject? ?? object
+    return UnsafeRawPointer(Unmanaged.passRetained(copy).toOpaque())
+}
+
+/// `kCFTypeDictionaryKeyCallBacks`: keys retained, compared with `CFEqual` and hashed with `CFHash`.
+public let kCFTypeDictionaryKeyCallBacks = CFDictionaryKeyCallBacks(
+    version: 0, retain: cfTypeRetain, release: cfTypeRelease, copyDescription: cfTypeCopyDescription,
+    equal: cfTypeEqual, hash: cfTypeHash)
+/// `kCFCopyStringDictionaryKeyCallBacks`: as `kCFTypeDictionaryKeyCallBacks`, but string keys are copied.
+public let kCFCopyStringDictionaryKeyCallBacks = CFDictionaryKeyCallBacks(
+    version: 0, retain: copyStringRetain, release: cfTypeRelease, copyDescription: cfTypeCopyDescription,
+    equal: cfTypeEqual, hash: cfTypeHash)
+/// `kCFTypeDictionaryValueCallBacks`: values retained and compared with `CFEqual`.
+public let kCFTypeDictionaryValueCallBacks = CFDictionaryValueCallBacks(
+    version: 0, retain: cfTypeRetain, release: cfTypeRelease, copyDescription: cfTypeCopyDescription,
+    equal: cfTypeEqual)
+
+/// `CFDictionaryCreateMutable`: an empty `NSMutableDictionary` (what `CFMutableDictionary` is here). Whatever
+/// callbacks are given, the dictionary holds its keys (a copy, as `NSMutableDictionary` takes them) and values
+/// and compares keys with `CFEqual`: what `kCFTypeDictionaryKeyCallBacks` / `kCFCopyStringDictionaryKeyCallBacks`
+/// and `kCFTypeDictionaryValueCallBacks` mean. With NULL callbacks Apple's dictionary neither retains nor
+/// compares by value; holding is never less safe, and a Keychain query's keys are strings compared by value.
+public func CFDictionaryCreateMutable(_ allocator: CFAllocator!, _ capacity: CFIndex,
+                                      _ keyCallBacks: UnsafePointer<CFDictionaryKeyCallBacks>!,
+                                      _ valueCallBacks: UnsafePointer<CFDictionaryValueCallBacks>!) -> CFMutableDictionary! {
+    NSMutableDictionary()
+}
+
+/// `CFDictionarySetValue`: `key` and `value` are object pointers, as Keychain code passes them
+/// (`Unmanaged.passUnretained(kSecAttrAccount).toOpaque()`); the value replaces any under an equal key. A NULL
+/// dictionary, key or value changes nothing (Apple's CF-type callbacks would crash on one).
+public func CFDictionarySetValue(_ theDict: CFMutableDictionary!, _ key: UnsafeRawPointer!, _ value: UnsafeRawPointer!) {
+    guard let theDict, let key, let value else { return }
+    let k = keyObject(key)
+    let v = keyObject(value)
+    if let copying = k as? any NSCopying {
+        theDict.setObject(v, forKey: copying)
+    } else if let object = k as? NSObject {
+        theDict.setObject(v, forKey: AnyHashable(object))
+    }
+}
+
 /// `CFArrayGetCount`.
 public func CFArrayGetCount(_ theArray: CFArray!) -> CFIndex { theArray?.count ?? 0 }
 

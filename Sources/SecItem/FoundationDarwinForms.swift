@@ -73,3 +73,13 @@ extension NSDictionary {
         return true
     }
 }
+
+extension NSError {
+    /// Darwin's `NSError()`, which Darwin inherits from `NSObject` (Foundation on Linux has no `init()` for
+    /// `NSError`): an error with the empty domain and code 0. Keychain code makes one as a placeholder before
+    /// the real error is known. (`init()` cannot be added to a Foundation class from outside; this initializer's
+    /// only parameter has a default, so `NSError()` calls it.)
+    public convenience init(_: Void = ()) {
+        self.init(domain: "", code: 0, userInfo: nil)
+    }
+}

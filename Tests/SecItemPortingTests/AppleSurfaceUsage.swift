@@ -9,9 +9,9 @@ import Testing
 private func requireCFType<T: AnyObject & Hashable & CustomStringConvertible>(_ type: T.Type) {}
 
 enum AppleSurfaceUsage {
-    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (30).
+    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (43).
     static let securityDeclarations = 666
-    static let foundationPieces = 30
+    static let foundationPieces = 43
 
     static func security() {
         var q: [String: Any] = [:]
@@ -766,6 +766,51 @@ enum AppleSurfaceUsage {
                 _ = Unmanaged<CFData>.fromOpaque(p).takeUnretainedValue() as Data
             }
         }
+        do {  // CFDictionaryCreateMutable
+            let _: (CFAllocator?, CFIndex, UnsafePointer<CFDictionaryKeyCallBacks>?, UnsafePointer<CFDictionaryValueCallBacks>?) -> CFMutableDictionary? = CFDictionaryCreateMutable
+            var keys = kCFTypeDictionaryKeyCallBacks, values = kCFTypeDictionaryValueCallBacks
+            let q: CFMutableDictionary = CFDictionaryCreateMutable(kCFAllocatorDefault, 0, &keys, &values)
+            _ = SecItemCopyMatching(q, nil)
+        }
+        do {  // CFDictionarySetValue
+            let _: (CFMutableDictionary?, UnsafeRawPointer?, UnsafeRawPointer?) -> Void = CFDictionarySetValue
+            let q: CFMutableDictionary = CFDictionaryCreateMutable(nil, 0, nil, nil)
+            CFDictionarySetValue(q, Unmanaged.passUnretained(kSecClass).toOpaque(), Unmanaged.passUnretained(kSecClassGenericPassword).toOpaque())
+            _ = SecItemCopyMatching(q, nil)
+        }
+        do {  // CFDictionaryKeyCallBacks
+            var callbacks = CFDictionaryKeyCallBacks(); callbacks.version = 0; _ = callbacks.equal
+        }
+        do {  // CFDictionaryValueCallBacks
+            var callbacks = CFDictionaryValueCallBacks(); callbacks.version = 0; _ = callbacks.retain
+        }
+        do {  // CFDictionaryRetainCallBack
+            let retain: CFDictionaryRetainCallBack = { _, value in value }; _ = retain
+        }
+        do {  // CFDictionaryReleaseCallBack
+            let release: CFDictionaryReleaseCallBack = { _, _ in }; _ = release
+        }
+        do {  // CFDictionaryCopyDescriptionCallBack
+            let describe: CFDictionaryCopyDescriptionCallBack = { _ in nil }; _ = describe
+        }
+        do {  // CFDictionaryEqualCallBack
+            let equal: CFDictionaryEqualCallBack = { _, _ in true }; _ = equal
+        }
+        do {  // CFDictionaryHashCallBack
+            let hash: CFDictionaryHashCallBack = { _ in 0 }; _ = hash
+        }
+        do {  // kCFTypeDictionaryKeyCallBacks
+            var keys = kCFTypeDictionaryKeyCallBacks
+            _ = CFDictionaryCreateMutable(nil, 0, &keys, nil)
+        }
+        do {  // kCFCopyStringDictionaryKeyCallBacks
+            var keys = kCFCopyStringDictionaryKeyCallBacks
+            _ = CFDictionaryCreateMutable(nil, 0, &keys, nil)
+        }
+        do {  // kCFTypeDictionaryValueCallBacks
+            var values = kCFTypeDictionaryValueCallBacks
+            _ = CFDictionaryCreateMutable(nil, 0, nil, &values)
+        }
         do {  // CFArrayGetCount
             let _: (CFArray?) -> CFIndex = CFArrayGetCount
             _ = CFArrayGetCount([kSecClassKey] as CFArray)
@@ -805,6 +850,9 @@ enum AppleSurfaceUsage {
             let q = NSMutableDictionary()
             q.setObject(kSecClassGenericPassword, forKey: kSecClass as! any NSCopying)
             _ = SecItemCopyMatching(q, nil)
+        }
+        do {  // NSError()
+            let placeholder = NSError(); _ = placeholder.code
         }
         do {  // NSDictionary.isEqual(to: [String: Any])
             let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc"]

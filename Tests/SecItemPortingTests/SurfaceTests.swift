@@ -212,4 +212,101 @@ struct SurfaceTests {
         #expect(errSSLProtocol == -9800 && errSSLEarlyDataRejected == -9890 && errSSLATSViolation == -9880)
         #expect((SecCopyErrorMessageString(errSSLClosedGraceful, nil) as String?) == "connection closed gracefully")
     }
+
+    @Test("CFDictionaryCreateMutable and CFDictionarySetValue: a query built the C way, with NULL callbacks (Quill's KeychainClient)",
+          arguments: PortStore.available)
+    func mutableDictionaryTheCWay(store: PortStore) throws {
+        try store.run {
+            func query(_ extras: [(CFString, CFTypeRef)]) -> CFDictionary {
+                let q: CFMutableDictionary = CFDictionaryCreateMutable(kCFAllocatorDefault, 0, nil, nil)
+                let service = NSString(string: "surface.cway"), account = NSString(string: "acct")
+                CFDictionarySetValue(q, Unmanaged.passUnretained(kSecClass).toOpaque(),
+                                     Unmanaged.passUnretained(kSecClassGenericPassword).toOpaque())
+                CFDictionarySetValue(q, Unmanaged.passUnretained(kSecAttrService).toOpaque(), Unmanaged.passUnretained(service).toOpaque())
+                CFDictionarySetValue(q, Unmanaged.passUnretained(kSecAttrAccount).toOpaque(), Unmanaged.passUnretained(account).toOpaque())
+                for (key, value) in extras {
+                    CFDictionarySetValue(q, Unmanaged.passUnretained(key).toOpaque(), Unmanaged.passUnretained(value).toOpaque())
+                }
+                return q
+            }
+            #expect(SecItemAdd(query([(kSecValueData, Data("token".utf8) as NSData)]), nil) == errSecSuccess)
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query([(kSecReturnData, kCFBooleanTrue), (kSecMatchLimit, kSecMatchLimitOne)]), &result) == errSecSuccess)
+            #expect(result as? Data == Data("token".utf8))
+            #expect(SecItemDelete(query([])) == errSecSuccess)
+            #expect(SecItemCopyMatching(query([(kSecReturnData, kCFBooleanTrue)]), &result) == errSecItemNotFound)
+        }
+    }
+
+    @Test("CFDictionarySetValue replaces under an equal key, ignores NULL, and holds what it was given")
+    func setValueSemantics() throws {
+        var keys = kCFTypeDictionaryKeyCallBacks, values = kCFTypeDictionaryValueCallBacks
+        let dict: CFMutableDictionary = CFDictionaryCreateMutable(nil, 0, &keys, &values)
+        // The objects behind the pointers are bound to names: a temporary (`Unmanaged.passUnretained(NSString(…))`,
+        // `service as CFString`) is released before the call on Linux (PortingKeychainCode.md).
+        let a = NSString(string: "a"), b = NSString(string: "b"), c = NSString(string: "c")
+        CFDictionarySetValue(dict, Unmanaged.passUnretained(kSecAttrAccount).toOpaque(), Unmanaged.passUnretained(a).toOpaque())
+        // an equal key that is another object replaces the value
+        let equalKey = NSString(string: kSecAttrAccount as String)
+        CFDictionarySetValue(dict, Unmanaged.passUnretained(equalKey).toOpaque(), Unmanaged.passUnretained(b).toOpaque())
+        #expect(CFDictionaryGetCount(dict) == 1)
+        let p = try #require(CFDictionaryGetValue(dict, Unmanaged.passUnretained(kSecAttrAccount).toOpaque()))
+        #expect(Unmanaged<CFString>.fromOpaque(p).takeUnretainedValue() as String == "b")
+        CFDictionarySetValue(dict, nil, Unmanaged.passUnretained(c).toOpaque())
+        CFDictionarySetValue(dict, Unmanaged.passUnretained(kSecAttrService).toOpaque(), nil)
+        CFDictionarySetValue(nil, Unmanaged.passUnretained(kSecAttrService).toOpaque(), Unmanaged.passUnretained(c).toOpaque())
+        #expect(CFDictionaryGetCount(dict) == 1)
+        // a mutable string key is copied: changing it afterwards does not move the entry
+        var copyKeys = kCFCopyStringDictionaryKeyCallBacks
+        let copied: CFMutableDictionary = CFDictionaryCreateMutable(nil, 0, &copyKeys, &values)
+        let key = NSMutableString(string: "svc")
+        CFDictionarySetValue(copied, Unmanaged.passUnretained(key).toOpaque(), Unmanaged.passUnretained(kCFBooleanTrue).toOpaque())
+        key.append("-changed")
+        let original = NSString(string: "svc")
+        #expect(CFDictionaryContainsKey(copied, Unmanaged.passUnretained(original).toOpaque()))
+        #expect(!CFDictionaryContainsKey(copied, Unmanaged.passUnretained(key).toOpaque()))
+        // the dictionary holds its values: nothing else keeps this one alive
+        func setLabel() {
+            let value = NSString(string: String(repeating: "v", count: 40))
+            CFDictionarySetValue(copied, Unmanaged.passUnretained(kSecAttrLabel).toOpaque(), Unmanaged.passUnretained(value).toOpaque())
+        }
+        setLabel()
+        let label = try #require(CFDictionaryGetValue(copied, Unmanaged.passUnretained(kSecAttrLabel).toOpaque()))
+        #expect(Unmanaged<CFString>.fromOpaque(label).takeUnretainedValue() as String == String(repeating: "v", count: 40))
+    }
+
+    @Test("kCFTypeDictionaryKeyCallBacks and the other CF callbacks: retain, release, describe, compare and hash as CF does")
+    func dictionaryCallBacks() throws {
+        let a = NSString(string: "acct"), b = NSString(string: "acct"), c = NSString(string: "other")
+        let pa = Unmanaged.passUnretained(a).toOpaque(), pb = Unmanaged.passUnretained(b).toOpaque()
+        let pc = Unmanaged.passUnretained(c).toOpaque()
+        for callbacks in [kCFTypeDictionaryKeyCallBacks, kCFCopyStringDictionaryKeyCallBacks] {
+            #expect(callbacks.version == 0)
+            #expect(callbacks.equal(pa, pb) && !callbacks.equal(pa, pc))
+            #expect(callbacks.hash(pa) == callbacks.hash(pb) && callbacks.hash(pa) == CFHash(a))
+            let described = try #require(callbacks.copyDescription(pa))
+            #expect(described.takeRetainedValue() as String == "acct")
+            let retained = try #require(callbacks.retain(nil, pa))
+            #expect(CFEqual(Unmanaged<AnyObject>.fromOpaque(retained).takeUnretainedValue(), a))
+            callbacks.release(nil, retained)
+        }
+        #expect(kCFTypeDictionaryKeyCallBacks.retain(nil, pa) == UnsafeRawPointer(pa), "CF-type retain keeps the object")
+        kCFTypeDictionaryKeyCallBacks.release(nil, pa)
+        let mutable = NSMutableString(string: "m")
+        let copy = try #require(kCFCopyStringDictionaryKeyCallBacks.retain(nil, Unmanaged.passUnretained(mutable).toOpaque()))
+        mutable.append("x")
+        #expect(Unmanaged<CFString>.fromOpaque(copy).takeUnretainedValue() as String == "m", "the copy-string retain copies")
+        kCFCopyStringDictionaryKeyCallBacks.release(nil, copy)
+        let values = kCFTypeDictionaryValueCallBacks
+        #expect(values.equal(pa, pb) && !values.equal(pa, nil) && values.equal(nil, nil))
+        let empty = CFDictionaryKeyCallBacks()
+        #expect(empty.version == 0 && empty.retain == nil && empty.equal == nil && CFDictionaryValueCallBacks().release == nil)
+    }
+
+    @Test("NSError() is Darwin's placeholder error: the empty domain and code 0")
+    func placeholderError() {
+        let error = NSError()
+        #expect(error.domain == "" && error.code == 0 && error.userInfo.isEmpty)
+        #expect(NSError() !== error, "a new object each time")
+    }
 }
