@@ -37,7 +37,7 @@ manifest "$a" '["SQLite"]' "[.product(name: \"SecItem\", package: \"$pkg\"), .pr
 cat >"$a/Sources/App/main.swift" <<'EOF'
 import Foundation
 import SecItem
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 import SecureStoreSQLite
 
@@ -100,7 +100,7 @@ manifest "$b" '[]' "[.product(name: \"SecureStoreInMemory\", package: \"$pkg\")]
 cat >"$b/Sources/App/main.swift" <<'EOF'
 import Foundation
 import SecureStoreInMemory
-import SecureStore
+import SecureStoreCore
 
 let store = try! InMemoryStore()
 try! store.add(NewItem(.genericPassword, [.service: .string("consumer-check"), .account: .string("alice")],

@@ -1,5 +1,5 @@
 public import Foundation
-public import SecureStore
+public import SecureStoreCore
 import SecItem
 import SecureStoreCLI
 

@@ -1,5 +1,5 @@
 public import Foundation
-public import SecureStore
+public import SecureStoreCore
 import SecItem
 
 /// A credential description of git's credential helper protocol (`git help credential`): one `key=value`

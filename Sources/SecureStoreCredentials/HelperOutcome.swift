@@ -1,6 +1,6 @@
 public import Foundation
 import SecureStoreProcess
-public import SecureStore
+public import SecureStoreCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 #if canImport(Glibc)
 import Glibc
 #endif

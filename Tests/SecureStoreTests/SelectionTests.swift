@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreInMemory
 
 /// Selection order, config-file validation and third-party registration, with test-only backends.

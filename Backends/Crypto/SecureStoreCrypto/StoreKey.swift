@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 public import Foundation
 
 /// Where a store's 256-bit master key comes from (shared by every encrypted backend).

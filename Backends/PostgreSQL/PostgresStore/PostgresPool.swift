@@ -1,4 +1,4 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
 
 /// The connections of one ``PostgresBackend``: at most `size` open, idle ones reused by the next caller, a

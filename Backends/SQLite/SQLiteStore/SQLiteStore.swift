@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 // StoreKey and the other key types are SecureStoreCrypto's, which is no product of its own: re-exported so
 // that `import SecureStoreSQLite` is enough to name them.
