@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "SecureStoreBackends", targets: ["SecureStoreBackends"]),
         .library(name: "SecureStoreProcess", targets: ["SecureStoreProcess"]),
         .library(name: "SecureStoreSQLite", targets: ["SecureStoreSQLite"]),
+        // The encrypted backends' keys (StoreKey, KeyFile): named by programs that pass a key to SQLite or PostgreSQL.
+        .library(name: "SecureStoreCrypto", targets: ["SecureStoreCrypto"]),
         .library(name: "SecureStoreSecretService", targets: ["SecureStoreSecretService"]),
         .library(name: "SecureStorePostgres", targets: ["SecureStorePostgres"]),
         .executable(name: "securestore", targets: ["securestore"]),
@@ -30,6 +32,8 @@ let package = Package(
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
         .target(name: "SecureStoreCore", path: "Sources/SecureStoreCore"),
+        // The XDG folders every path of the package follows (package-internal: no product).
+        .target(name: "SecureStorePaths", path: "Sources/SecureStorePaths"),
         // The reusable conformance suite (a library, so third-party backends can run it too).
         .target(name: "SecureStoreConformance", dependencies: ["SecureStoreCore"], path: "Sources/SecureStoreConformance"),
 
@@ -42,9 +46,9 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         // The Linux key-management system calls (no library: the kernel keyring cache of `unlock`).
         .systemLibrary(name: "CKeyctl", path: "Backends/Crypto/CKeyctl"),
-        .target(name: "SecureStoreCrypto", dependencies: ["SecureStoreCore", "CSodium", "CKeyctl"],
+        .target(name: "SecureStoreCrypto", dependencies: ["SecureStoreCore", "SecureStorePaths", "CSodium", "CKeyctl"],
                 path: "Backends/Crypto/SecureStoreCrypto"),
-        .target(name: "SecureStoreSQLite", dependencies: ["SecureStoreCore", "SecureStoreCrypto", "CSQLite"],
+        .target(name: "SecureStoreSQLite", dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreCrypto", "CSQLite"],
                 path: "Backends/SQLite/SQLiteStore"),
         // Helper process for the SQLite multi-process and crash tests.
         .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStoreCore", "SecureStoreSQLite"],
@@ -53,9 +57,10 @@ let package = Package(
         // Apple's SecItem functions and kSec constants over the process-wide store.
         .target(name: "SecItem", dependencies: ["SecureStoreCore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
-        // Registers this package's built-in backends for selection by name (only those whose trait is enabled).
+        // Selection by name: the registry, the configuration file and its parser, and this package's built-in
+        // backends registered (only those whose trait is enabled).
         .target(name: "SecureStoreBackends",
-                dependencies: ["SecureStoreCore", "SecureStoreInMemory",
+                dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreInMemory",
                                .target(name: "SecureStoreSQLite", condition: .when(traits: ["SQLite"])),
                                .target(name: "SecureStoreCrypto", condition: .when(traits: ["SQLite", "Postgres"])),
                                .target(name: "SecureStoreSecretService", condition: .when(traits: ["SecretService"])),
@@ -66,12 +71,15 @@ let package = Package(
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
         // Opt-in process hardening (non-dumpable) for programs that hold secrets: the tool, the helpers, yours.
         .target(name: "SecureStoreProcess", dependencies: ["CProcessControl"], path: "Sources/SecureStoreProcess"),
-        .executableTarget(name: "securestore", dependencies: ["SecureStoreCore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SecureStoreSQLite",
+        // Its backend modules follow the traits, as SecureStoreBackends' do: with none, it runs on memory alone.
+        .executableTarget(name: "securestore", dependencies: ["SecureStoreCore", "SecureStoreCLI", "SecureStoreBackends",
+                                                              .target(name: "SecureStoreSQLite", condition: .when(traits: ["SQLite"])),
+                                                              .target(name: "SecureStoreCrypto", condition: .when(traits: ["SQLite", "Postgres"])),
                                                               .target(name: "SecureStorePostgres", condition: .when(traits: ["Postgres"])),
                                                               "SecureStoreProcess"],
                           path: "Sources/securestore"),
         // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
-        .target(name: "SecureStoreCredentials", dependencies: ["SecureStoreCore", "SecItem", "SecureStoreProcess", "SecureStoreCLI"],
+        .target(name: "SecureStoreCredentials", dependencies: ["SecureStoreCore", "SecureStoreProcess", "SecureStoreCLI"],
                 path: "Sources/SecureStoreCredentials"),
         .executableTarget(name: "git-credential-securestore",
                           dependencies: ["SecureStoreCore", "SecureStoreBackends", "SecureStoreCredentials"],
@@ -81,7 +89,7 @@ let package = Package(
                           path: "Sources/docker-credential-securestore"),
         // libsecret, GIO and GLib declared (glib-subset.h), not linked: the backend opens libsecret-1.so.0 at first use.
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret"),
-        .target(name: "SecureStoreSecretService", dependencies: ["SecureStoreCore", "CSecret"],
+        .target(name: "SecureStoreSecretService", dependencies: ["SecureStoreCore", "SecureStorePaths", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
         .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStoreCore", "SecureStoreSecretService", "TestSupport", "CProbe"],
@@ -91,7 +99,7 @@ let package = Package(
 
         // libpq's headers only (libpq-dev): the backend opens libpq.so.5 at its first use, so nothing links it.
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ"),
-        .target(name: "SecureStorePostgres", dependencies: ["SecureStoreCore", "SecureStoreCrypto", "CLibPQ"],
+        .target(name: "SecureStorePostgres", dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
         // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
         .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStoreCore", "TestSupport"],
@@ -99,7 +107,7 @@ let package = Package(
         // Forks from a single-threaded process and prints each process's persistent references (ReferenceSourceTests).
         .executableTarget(name: "securestore-fork-probe", dependencies: ["SecureStoreCore"], path: "Tests/Workers/ForkProbe"),
         // SecItem calls on the process-wide default store, as an Apple-style program makes them (FileSafety tests).
-        .executableTarget(name: "securestore-secitem-probe", dependencies: ["SecItem"], path: "Tests/Workers/SecItemProbe"),
+        .executableTarget(name: "securestore-secitem-probe", dependencies: ["SecItem", "SecureStorePaths"], path: "Tests/Workers/SecItemProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
         .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStoreCore", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"],
                           path: "Tests/Workers/PostgresWorker"),
@@ -134,12 +142,12 @@ let package = Package(
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
         .target(name: "TestSupport", dependencies: ["SecureStoreCore", "SecureStoreInMemory"], path: "Tests/TestSupport"),
-        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStoreCore", "SecureStoreInMemory", "TestSupport",
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStoreCore", "SecureStoreInMemory", "SecureStoreBackends", "TestSupport",
                                                               "SecureStoreConformance"]),
         .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStoreCore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                       "SecureStoreConformance"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStoreCore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStoreCore", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"],
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStoreCore", "SecureStorePaths"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"],
                     exclude: ["Fixtures"]),   // committed store files the tests read from the source tree
         .testTarget(name: "ConformanceTests", dependencies: ["SecureStoreCore", "SecureStoreConformance", "SecureStoreInMemory",
                                                              "SecureStoreSQLite", "SecureStoreSecretService", "SecureStorePostgres", "TestSupport"]),
@@ -154,6 +162,7 @@ let package = Package(
                                                                       "SecureStoreSecretService", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStoreCore", "SecureStoreInMemory",
+                                                                  "SecureStorePaths", "SecItem",
                                                                   "SecureStoreConformance",
                                                                   "TestSupport"]),
     ]

@@ -5,6 +5,7 @@ import SecureStoreCore
 @testable import SecureStoreSQLite
 import SecureStoreCrypto
 import CSQLite
+import SecureStorePaths
 
 @Suite("SQLite store")
 struct SQLiteStoreTests {

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import SecureStoreCore
 import SecureStoreInMemory
+import SecureStoreBackends
 
 /// Selection order, config-file validation and third-party registration, with test-only backends.
 @Suite("Selection", .serialized)

@@ -2,6 +2,7 @@ import SecureStoreCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import SecureStorePaths
 #endif
 
 /// Serializes the writers of one namespace of one collection across the processes of this machine: an
