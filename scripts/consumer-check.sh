@@ -8,6 +8,8 @@
 #  (c) a program with its own `ItemQuery`, `Item`, `Keychain` and `SecureStore` types: ours are named through
 #      the module (`SecureStoreCore.ItemQuery`, `SecureStoreCore.SecureStore`), and the attribute values are
 #      variables and interpolations; it builds and runs one add, copy and delete.
+#  (d) the `securestore` tool with every trait disabled: builds, links no backend library, lists memory as
+#      available, and a command that needs SQLite (`export`) names the trait instead of running.
 # Usage: scripts/consumer-check.sh            (any failure exits non-zero)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -158,4 +160,18 @@ EOF
 out="$("$c/.build/debug/App")" || fail "(c) did not run"
 echo "$out" | sed 's/^/consumer-check: (c) /'
 echo "$out" | grep -q 'noted own; add/copy/delete: ok' || fail "(c) the round trip did not finish"
+
+echo "consumer-check: (d) the securestore tool itself with every trait disabled"
+d="$work/tool"
+swift build --package-path "$root" --scratch-path "$d" --disable-default-traits --product securestore >"$work/tool.log" 2>&1 \
+  || { tail -30 "$work/tool.log" >&2; fail "(d) the tool did not build without traits"; }
+tool="$d/debug/securestore"
+libs="$(backend_libs "$tool")"
+echo "consumer-check: (d) ldd, backend libraries: ${libs:-none}"
+[ -z "$libs" ] || fail "(d) the traitless tool links a backend's C library"
+out="$(env -u SECURESTORE_BACKEND -u SECURESTORE_CONFIG XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" "$tool" backends 2>&1)" || true
+echo "$out" | grep -q -E '^\*? *memory +available' || { echo "$out" >&2; fail "(d) backends does not list memory as available"; }
+out="$(SECURESTORE_EXPORT_PASSPHRASE=x "$tool" --backend memory export --output "$work/x.db" 2>&1)" && fail "(d) export ran without the SQLite backend"
+echo "consumer-check: (d) $out"
+echo "$out" | grep -q 'trait "SQLite"' || fail "(d) export without SQLite does not name the trait"
 echo "consumer-check: ok"

@@ -9,7 +9,7 @@ import SecureStoreSQLite
 /// `unlock` and `lock`: a passphrase store's derived key kept in the kernel keyring for a while.
 enum KeyCacheCommands {
     static func unlock(seconds: Int, _ context: Context) throws(CLIError) {
-        _ = try sqlitePath(context, command: "unlock")   // a usage error when SQLite is not built in
+        _ = try sqlitePath(context, command: "unlock")   // a usage error naming the trait when SQLite is not built in
         #if SQLite
         guard let store = try context.open(creating: false) as? SQLiteStore else {
             throw .usage("unlock works on the sqlite backend only.")
@@ -30,10 +30,14 @@ enum KeyCacheCommands {
 
     /// The selected SQLite store's file; a usage error for another backend.
     static func sqlitePath(_ context: Context, command: String) throws(CLIError) -> String {
+        #if !SQLite
+        throw Transfer.notBuilt(command, backend: "sqlite", trait: "SQLite")
+        #else
         let selection = try context.selection()
         let path = try Commands.store { () throws(SecureStoreError) in try BuiltinBackends.sqlitePath(selection) }
         guard let path else { throw .usage("\(command) works on the sqlite backend only (a store with a passphrase).") }
         return path
+        #endif
     }
 
     static func format(_ seconds: Int) -> String {
