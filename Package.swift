@@ -4,13 +4,15 @@ import PackageDescription
 let package = Package(
     name: "SecureStore",
     products: [
-        .library(name: "SecureStore", targets: ["SecureStore"]),
+        .library(name: "SecureStoreCore", targets: ["SecureStoreCore"]),
         .library(name: "SecureStoreInMemory", targets: ["SecureStoreInMemory"]),
         .library(name: "SecureStoreConformance", targets: ["SecureStoreConformance"]),
         .library(name: "SecItem", targets: ["SecItem"]),
         .library(name: "SecureStoreBackends", targets: ["SecureStoreBackends"]),
         .library(name: "SecureStoreProcess", targets: ["SecureStoreProcess"]),
         .library(name: "SecureStoreSQLite", targets: ["SecureStoreSQLite"]),
+        // The encrypted backends' keys (StoreKey, KeyFile): named by programs that pass a key to SQLite or PostgreSQL.
+        .library(name: "SecureStoreCrypto", targets: ["SecureStoreCrypto"]),
         .library(name: "SecureStoreSecretService", targets: ["SecureStoreSecretService"]),
         .library(name: "SecureStorePostgres", targets: ["SecureStorePostgres"]),
         .executable(name: "securestore", targets: ["securestore"]),
@@ -29,12 +31,14 @@ let package = Package(
     ],
     targets: [
         // The core: protocol, typed queries, SecItem semantics, errors. Imports no C library and no backend.
-        .target(name: "SecureStore", path: "Sources/SecureStore"),
+        .target(name: "SecureStoreCore", path: "Sources/SecureStoreCore"),
+        // The XDG folders every path of the package follows (package-internal: no product).
+        .target(name: "SecureStorePaths", path: "Sources/SecureStorePaths"),
         // The reusable conformance suite (a library, so third-party backends can run it too).
-        .target(name: "SecureStoreConformance", dependencies: ["SecureStore"], path: "Sources/SecureStoreConformance"),
+        .target(name: "SecureStoreConformance", dependencies: ["SecureStoreCore"], path: "Sources/SecureStoreConformance"),
 
         // Backends.
-        .target(name: "SecureStoreInMemory", dependencies: ["SecureStore"], path: "Backends/InMemory"),
+        .target(name: "SecureStoreInMemory", dependencies: ["SecureStoreCore"], path: "Backends/InMemory"),
         .systemLibrary(name: "CSQLite", path: "Backends/SQLite/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // Encryption shared by the encrypted backends: keys, blind indexes, sealed records (libsodium).
@@ -42,77 +46,81 @@ let package = Package(
                        providers: [.apt(["libsodium-dev"])]),
         // The Linux key-management system calls (no library: the kernel keyring cache of `unlock`).
         .systemLibrary(name: "CKeyctl", path: "Backends/Crypto/CKeyctl"),
-        .target(name: "SecureStoreCrypto", dependencies: ["SecureStore", "CSodium", "CKeyctl"],
+        .target(name: "SecureStoreCrypto", dependencies: ["SecureStoreCore", "SecureStorePaths", "CSodium", "CKeyctl"],
                 path: "Backends/Crypto/SecureStoreCrypto"),
-        .target(name: "SecureStoreSQLite", dependencies: ["SecureStore", "SecureStoreCrypto", "CSQLite"],
+        .target(name: "SecureStoreSQLite", dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreCrypto", "CSQLite"],
                 path: "Backends/SQLite/SQLiteStore"),
         // Helper process for the SQLite multi-process and crash tests.
-        .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStore", "SecureStoreSQLite"],
+        .executableTarget(name: "securestore-sqlite-worker", dependencies: ["SecureStoreCore", "SecureStoreSQLite"],
                           path: "Tests/Workers/SQLiteWorker"),
 
         // Apple's SecItem functions and kSec constants over the process-wide store.
-        .target(name: "SecItem", dependencies: ["SecureStore", "SecureStoreBackends"], path: "Sources/SecItem"),
+        .target(name: "SecItem", dependencies: ["SecureStoreCore", "SecureStoreBackends"], path: "Sources/SecItem"),
 
-        // Registers this package's built-in backends for selection by name (only those whose trait is enabled).
+        // Selection by name: the registry, the configuration file and its parser, and this package's built-in
+        // backends registered (only those whose trait is enabled).
         .target(name: "SecureStoreBackends",
-                dependencies: ["SecureStore", "SecureStoreInMemory",
+                dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreInMemory",
                                .target(name: "SecureStoreSQLite", condition: .when(traits: ["SQLite"])),
                                .target(name: "SecureStoreCrypto", condition: .when(traits: ["SQLite", "Postgres"])),
                                .target(name: "SecureStoreSecretService", condition: .when(traits: ["SecretService"])),
                                .target(name: "SecureStorePostgres", condition: .when(traits: ["Postgres"]))],
                 path: "Sources/SecureStoreBackends"),
         // The command-line tool: its command table and parser (no I/O, fuzzed), process hardening, the tool.
-        .target(name: "SecureStoreCLI", dependencies: ["SecureStore"], path: "Sources/SecureStoreCLI"),
+        .target(name: "SecureStoreCLI", dependencies: ["SecureStoreCore"], path: "Sources/SecureStoreCLI"),
         .systemLibrary(name: "CProcessControl", path: "Sources/CProcessControl"),
         // Opt-in process hardening (non-dumpable) for programs that hold secrets: the tool, the helpers, yours.
         .target(name: "SecureStoreProcess", dependencies: ["CProcessControl"], path: "Sources/SecureStoreProcess"),
-        .executableTarget(name: "securestore", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStoreCLI", "SecureStoreBackends", "SecureStoreSQLite",
+        // Its backend modules follow the traits, as SecureStoreBackends' do: with none, it runs on memory alone.
+        .executableTarget(name: "securestore", dependencies: ["SecureStoreCore", "SecureStoreCLI", "SecureStoreBackends",
+                                                              .target(name: "SecureStoreSQLite", condition: .when(traits: ["SQLite"])),
+                                                              .target(name: "SecureStoreCrypto", condition: .when(traits: ["SQLite", "Postgres"])),
                                                               .target(name: "SecureStorePostgres", condition: .when(traits: ["Postgres"])),
                                                               "SecureStoreProcess"],
                           path: "Sources/securestore"),
         // git's and docker's credential-helper protocols (no I/O), and the two helper executables.
-        .target(name: "SecureStoreCredentials", dependencies: ["SecureStore", "SecItem", "SecureStoreProcess", "SecureStoreCLI"],
+        .target(name: "SecureStoreCredentials", dependencies: ["SecureStoreCore", "SecureStoreProcess", "SecureStoreCLI"],
                 path: "Sources/SecureStoreCredentials"),
         .executableTarget(name: "git-credential-securestore",
-                          dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],
+                          dependencies: ["SecureStoreCore", "SecureStoreBackends", "SecureStoreCredentials"],
                           path: "Sources/git-credential-securestore"),
         .executableTarget(name: "docker-credential-securestore",
-                          dependencies: ["SecureStore", "SecureStoreBackends", "SecureStoreCredentials"],
+                          dependencies: ["SecureStoreCore", "SecureStoreBackends", "SecureStoreCredentials"],
                           path: "Sources/docker-credential-securestore"),
         // libsecret, GIO and GLib declared (glib-subset.h), not linked: the backend opens libsecret-1.so.0 at first use.
         .systemLibrary(name: "CSecret", path: "Backends/SecretService/CSecret"),
-        .target(name: "SecureStoreSecretService", dependencies: ["SecureStore", "CSecret"],
+        .target(name: "SecureStoreSecretService", dependencies: ["SecureStoreCore", "SecureStorePaths", "CSecret"],
                 path: "Backends/SecretService/SecretServiceStore"),
         // Opens a Secret Service store in a fresh process and prints the outcome (for the no-bus test).
-        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport", "CProbe"],
+        .executableTarget(name: "securestore-secretservice-probe", dependencies: ["SecureStoreCore", "SecureStoreSecretService", "TestSupport", "CProbe"],
                           path: "Tests/Workers/SecretServiceProbe"),
         // Stops or kills the Secret Service daemon as the probe sends a chosen call (the fault tests).
         .systemLibrary(name: "CProbe", path: "Tests/Workers/CProbe"),
 
         // libpq's headers only (libpq-dev): the backend opens libpq.so.5 at its first use, so nothing links it.
         .systemLibrary(name: "CLibPQ", path: "Backends/PostgreSQL/CLibPQ"),
-        .target(name: "SecureStorePostgres", dependencies: ["SecureStore", "SecureStoreCrypto", "CLibPQ"],
+        .target(name: "SecureStorePostgres", dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreCrypto", "CLibPQ"],
                 path: "Backends/PostgreSQL/PostgresStore"),
         // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
-        .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStore", "TestSupport"],
+        .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStoreCore", "TestSupport"],
                           path: "Tests/Workers/AsyncProbe"),
         // Forks from a single-threaded process and prints each process's persistent references (ReferenceSourceTests).
-        .executableTarget(name: "securestore-fork-probe", dependencies: ["SecureStore"], path: "Tests/Workers/ForkProbe"),
+        .executableTarget(name: "securestore-fork-probe", dependencies: ["SecureStoreCore"], path: "Tests/Workers/ForkProbe"),
         // SecItem calls on the process-wide default store, as an Apple-style program makes them (FileSafety tests).
-        .executableTarget(name: "securestore-secitem-probe", dependencies: ["SecItem"], path: "Tests/Workers/SecItemProbe"),
+        .executableTarget(name: "securestore-secitem-probe", dependencies: ["SecItem", "SecureStorePaths"], path: "Tests/Workers/SecItemProbe"),
         // Helper process for the PostgreSQL multi-process tests (also runs the same sequence on SQLite).
-        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStore", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"],
+        .executableTarget(name: "securestore-postgres-worker", dependencies: ["SecureStoreCore", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"],
                           path: "Tests/Workers/PostgresWorker"),
 
         // Example program: the seeds' scenario.
-        .executableTarget(name: "securestore-example", dependencies: ["SecureStore", "SecureStoreBackends"],
+        .executableTarget(name: "securestore-example", dependencies: ["SecureStoreCore", "SecureStoreBackends"],
                           path: "Examples/SeedScenario"),
         // The seeds' Objective-C wrapper ported to Swift: only `import SecItem` differs from iOS code.
         .executableTarget(name: "secitem-port-example", dependencies: ["SecItem"], path: "Examples/SecItemPort"),
 
         // Benchmark: every backend against its limit (Dictionary+Mutex; raw sqlite3+libsodium; raw libsecret; raw libpq).
         .executableTarget(name: "securestore-bench",
-                          dependencies: ["SecureStore", "SecureStoreConformance", "SecureStoreInMemory", "SecureStoreSQLite", "SecItem",
+                          dependencies: ["SecureStoreCore", "SecureStoreConformance", "SecureStoreInMemory", "SecureStoreSQLite", "SecItem",
                                          "CSQLite", "CSodium", "SecureStoreSecretService", "CSecret", "SecureStorePostgres",
                                          "CLibPQ"],
                           path: "Benchmarks/SecureStoreBench",
@@ -122,7 +130,7 @@ let package = Package(
         // Fuzzing: the exercise functions (shared by the harnesses and Tests/FuzzRegressionTests), one
         // executable per harness (Fuzz/README.md).
         .target(name: "SecureStoreFuzzing",
-                dependencies: ["SecureStore", "SecItem", "SecureStoreInMemory", "SecureStoreBackends", "SecureStoreSQLite",
+                dependencies: ["SecureStoreCore", "SecItem", "SecureStoreInMemory", "SecureStoreBackends", "SecureStoreSQLite",
                                "SecureStoreCrypto", "CSQLite", "SecureStoreCLI"],
                 path: "Fuzz/Exercises"),
         .executableTarget(name: "fuzz-secitem", dependencies: ["SecureStoreFuzzing"], path: "Fuzz/SecItem"),
@@ -133,27 +141,28 @@ let package = Package(
 
         // Tests. TestSupport: built products, child processes and small helpers shared by the test targets and
         // the test-only workers.
-        .target(name: "TestSupport", dependencies: ["SecureStore", "SecureStoreInMemory"], path: "Tests/TestSupport"),
-        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStore", "SecureStoreInMemory", "TestSupport",
+        .target(name: "TestSupport", dependencies: ["SecureStoreCore", "SecureStoreInMemory"], path: "Tests/TestSupport"),
+        .testTarget(name: "SecureStoreTests", dependencies: ["SecureStoreCore", "SecureStoreInMemory", "SecureStoreBackends", "TestSupport",
                                                               "SecureStoreConformance"]),
-        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
+        .testTarget(name: "SecItemTests", dependencies: ["SecItem", "SecureStoreCore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                       "SecureStoreConformance"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStore"]),
-        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStore", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"],
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "SecureStoreCLI", "SecureStoreCore", "SecureStorePaths"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["SecureStoreCore", "SecureStorePaths", "SecureStoreSQLite", "SecureStoreCrypto", "CSQLite", "TestSupport"],
                     exclude: ["Fixtures"]),   // committed store files the tests read from the source tree
-        .testTarget(name: "ConformanceTests", dependencies: ["SecureStore", "SecureStoreConformance", "SecureStoreInMemory",
+        .testTarget(name: "ConformanceTests", dependencies: ["SecureStoreCore", "SecureStoreConformance", "SecureStoreInMemory",
                                                              "SecureStoreSQLite", "SecureStoreSecretService", "SecureStorePostgres", "TestSupport"]),
-        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStore", "SecureStoreSecretService", "TestSupport"]),
-        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStore", "SecureStoreCrypto", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"]),
+        .testTarget(name: "SecretServiceStoreTests", dependencies: ["SecureStoreCore", "SecureStoreSecretService", "TestSupport"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["SecureStoreCore", "SecureStoreCrypto", "SecureStorePostgres", "SecureStoreSQLite", "TestSupport"]),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["SecureStoreFuzzing", "SecureStoreCLI"]),
         // Apple-style Keychain code against memory, SQLite and Secret Service, compiled in both language modes:
         // Tests/SecItemPortingSwift5Tests is a symbolic link to Tests/SecItemPortingTests.
-        .testTarget(name: "SecItemPortingTests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
+        .testTarget(name: "SecItemPortingTests", dependencies: ["SecItem", "SecureStoreCore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                                 "SecureStoreSecretService", "TestSupport"]),
-        .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStore", "SecureStoreInMemory", "SecureStoreSQLite",
+        .testTarget(name: "SecItemPortingSwift5Tests", dependencies: ["SecItem", "SecureStoreCore", "SecureStoreInMemory", "SecureStoreSQLite",
                                                                       "SecureStoreSecretService", "TestSupport"],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStore", "SecureStoreInMemory",
+        .testTarget(name: "CredentialHelperTests", dependencies: ["SecureStoreCredentials", "SecureStoreCore", "SecureStoreInMemory",
+                                                                  "SecureStorePaths", "SecItem",
                                                                   "SecureStoreConformance",
                                                                   "TestSupport"]),
     ]

@@ -5,6 +5,11 @@
 #      neither libsecret, GLib nor libpq; the build log shows the Secret Service and PostgreSQL targets were
 #      not compiled and their pkg-config packages not consulted; choosing an unbuilt backend names its trait.
 #  (b) `InMemoryStore` alone with no trait: one add, copy and delete; `ldd` shows no C library of a backend.
+#  (c) a program with its own `ItemQuery`, `Item`, `Keychain` and `SecureStore` types: ours are named through
+#      the module (`SecureStoreCore.ItemQuery`, `SecureStoreCore.SecureStore`), and the attribute values are
+#      variables and interpolations; it builds and runs one add, copy and delete.
+#  (d) the `securestore` tool with every trait disabled: builds, links no backend library, lists memory as
+#      available, and a command that needs SQLite (`export`) names the trait instead of running.
 # Usage: scripts/consumer-check.sh            (any failure exits non-zero)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -33,13 +38,16 @@ backend_libs() { { ldd "$1" | grep -o -E 'lib(sqlite3|sodium|secret-1|glib-2\.0|
 
 echo "consumer-check: (a) SecItem + SQLiteStore, traits [\"SQLite\"]"
 a="$work/sqlite"
-manifest "$a" '["SQLite"]' "[.product(name: \"SecItem\", package: \"$pkg\"), .product(name: \"SecureStoreSQLite\", package: \"$pkg\")]"
+manifest "$a" '["SQLite"]' "[.product(name: \"SecItem\", package: \"$pkg\"), .product(name: \"SecureStoreSQLite\", package: \"$pkg\"),
+  .product(name: \"SecureStoreCore\", package: \"$pkg\"), .product(name: \"SecureStoreBackends\", package: \"$pkg\"),
+  .product(name: \"SecureStoreCrypto\", package: \"$pkg\")]"
 cat >"$a/Sources/App/main.swift" <<'EOF'
 import Foundation
 import SecItem
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 import SecureStoreSQLite
+import SecureStoreCrypto
 
 // The default store: the SecItem functions open the encrypted SQLite file under $XDG_DATA_HOME.
 let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
@@ -58,7 +66,7 @@ print("store: \(try! SecItemSystem.store().storeDescription)")
 print("built in: \(BuiltinBackends.builtIn.joined(separator: ", "))")
 // SQLiteStore directly, as a library user would.
 let dir = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]!
-// The key type is named through `import SecureStoreSQLite` alone (it re-exports the crypto module's types).
+// The key type is SecureStoreCrypto's, imported by name (no module re-exports another's types).
 let key: StoreKey = .raw(Data(repeating: 7, count: 32))
 let store = try! SQLiteStore(path: dir + "/direct.db", key: key)
 try! store.setPassword(Data("x".utf8), service: "direct", account: "bob")
@@ -96,11 +104,11 @@ echo "$out" | grep -q 'add/copy/delete: ok' || fail "(a) the round trip did not 
 
 echo "consumer-check: (b) InMemoryStore alone, traits []"
 b="$work/memory"
-manifest "$b" '[]' "[.product(name: \"SecureStoreInMemory\", package: \"$pkg\")]"
+manifest "$b" '[]' "[.product(name: \"SecureStoreInMemory\", package: \"$pkg\"), .product(name: \"SecureStoreCore\", package: \"$pkg\")]"
 cat >"$b/Sources/App/main.swift" <<'EOF'
 import Foundation
 import SecureStoreInMemory
-import SecureStore
+import SecureStoreCore
 
 let store = try! InMemoryStore()
 try! store.add(NewItem(.genericPassword, [.service: .string("consumer-check"), .account: .string("alice")],
@@ -119,4 +127,51 @@ libs="$(backend_libs "$b/.build/debug/App")"
 echo "consumer-check: (b) ldd, backend libraries: ${libs:-none}"
 [ -z "$libs" ] || fail "(b) links a backend's C library"
 "$b/.build/debug/App" | sed 's/^/consumer-check: (b) /'
+
+echo "consumer-check: (c) its own ItemQuery, Item, Keychain and SecureStore; ours qualified by module, traits []"
+c="$work/names"
+manifest "$c" '[]' "[.product(name: \"SecureStoreInMemory\", package: \"$pkg\"), .product(name: \"SecureStoreCore\", package: \"$pkg\")]"
+cat >"$c/Sources/App/main.swift" <<'EOF'
+import Foundation
+import SecureStoreCore
+import SecureStoreInMemory
+
+// The program's own types, named as ours are: unqualified names are the program's, ours go through the module.
+struct ItemQuery { var text: String }
+struct Item { var title: String }
+struct Keychain { var items: [Item] = [] }
+protocol SecureStore { func save(_ item: Item) -> String }
+struct Notebook: SecureStore { func save(_ item: Item) -> String { "noted \(item.title)" } }
+
+let store: any SecureStoreCore.SecureStore = try! InMemoryStore()
+let user = "alice"
+let id = 7
+try! store.add(SecureStoreCore.NewItem(.genericPassword, [.service: "consumer-check", .account: user, .label: "token-\(id)"],
+                                       data: Data("s3cret".utf8)))
+let query = SecureStoreCore.ItemQuery(.genericPassword, [.service: "consumer-check", .account: "\(user)"], returning: [.data, .attributes])
+let found: SecureStoreCore.Item? = try! store.item(matching: query)
+precondition(found?.data == Data("s3cret".utf8) && found?.attributes?[.label] == .string("token-7"))
+precondition(store is SecureStoreCore.Keychain<InMemoryBackend>)
+precondition(try! store.delete(SecureStoreCore.ItemQuery(.genericPassword, [.account: user])) == 1)
+let mine = ItemQuery(text: "own"), note = Notebook().save(Item(title: mine.text)), shelf = Keychain(items: [Item(title: note)])
+print("\(shelf.items[0].title); add/copy/delete: ok")
+EOF
+(cd "$c" && swift build >build.log 2>&1) || { tail -30 "$c/build.log" >&2; fail "(c) did not build"; }
+out="$("$c/.build/debug/App")" || fail "(c) did not run"
+echo "$out" | sed 's/^/consumer-check: (c) /'
+echo "$out" | grep -q 'noted own; add/copy/delete: ok' || fail "(c) the round trip did not finish"
+
+echo "consumer-check: (d) the securestore tool itself with every trait disabled"
+d="$work/tool"
+swift build --package-path "$root" --scratch-path "$d" --disable-default-traits --product securestore >"$work/tool.log" 2>&1 \
+  || { tail -30 "$work/tool.log" >&2; fail "(d) the tool did not build without traits"; }
+tool="$d/debug/securestore"
+libs="$(backend_libs "$tool")"
+echo "consumer-check: (d) ldd, backend libraries: ${libs:-none}"
+[ -z "$libs" ] || fail "(d) the traitless tool links a backend's C library"
+out="$(env -u SECURESTORE_BACKEND -u SECURESTORE_CONFIG XDG_DATA_HOME="$work/data" XDG_CONFIG_HOME="$work/config" "$tool" backends 2>&1)" || true
+echo "$out" | grep -q -E '^\*? *memory +available' || { echo "$out" >&2; fail "(d) backends does not list memory as available"; }
+out="$(SECURESTORE_EXPORT_PASSPHRASE=x "$tool" --backend memory export --output "$work/x.db" 2>&1)" && fail "(d) export ran without the SQLite backend"
+echo "consumer-check: (d) $out"
+echo "$out" | grep -q 'trait "SQLite"' || fail "(d) export without SQLite does not name the trait"
 echo "consumer-check: ok"

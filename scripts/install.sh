@@ -42,9 +42,9 @@ case "$prefix" in /*) ;; *) echo "install.sh: --prefix must be an absolute path"
 prefix="${prefix%/}"
 [ -n "$prefix" ] || prefix=/usr   # "/" alone would put bin/ at the root
 programs=(securestore git-credential-securestore docker-credential-securestore)
-docs=(README.md LICENSE Sources/SecureStore/SecureStore.docc/CommandLineTool.md
-      Sources/SecureStore/SecureStore.docc/CredentialHelpers.md Sources/SecureStore/SecureStore.docc/ChoosingABackend.md
-      Sources/SecureStore/SecureStore.docc/SecurityModel.md Sources/SecureStore/SecureStore.docc/Limits.md)
+docs=(README.md LICENSE Sources/SecureStoreCore/SecureStoreCore.docc/CommandLineTool.md
+      Sources/SecureStoreCore/SecureStoreCore.docc/CredentialHelpers.md Sources/SecureStoreCore/SecureStoreCore.docc/ChoosingABackend.md
+      Sources/SecureStoreCore/SecureStoreCore.docc/SecurityModel.md Sources/SecureStoreCore/SecureStoreCore.docc/Limits.md)
 if [ "$prefix" = /usr ]; then zshdir=share/zsh/vendor-completions; else zshdir=share/zsh/site-functions; fi
 
 # Every file this script installs, relative to the prefix (the uninstall list and the package's contents).

@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 
 /// A store that lives in this process's memory: for tests and ephemeral processes.
 public typealias InMemoryStore = Keychain<InMemoryBackend>

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 
 // `securestore-bench --hand-off`: what handing one call to a store's thread pool costs, without the store:
 // a call that does nothing, run N times through a `StoreThreadPool` of 3 threads (SQLite's concurrency) by

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 import CSQLite
 
 /// One thing whose operations are timed: a `SecureStore` backend, or a limit (the same work done directly).

@@ -1,7 +1,7 @@
 // The seeds' scenario: an app saves a login token, reads it back at the next launch, deletes it at logout,
 // and a tester clears the whole keychain to simulate a fresh install.
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 
 func run(_ store: any SecureStore) throws(SecureStoreError) {

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 
 /// Fuzz target (b): the JSON config file parser (`ConfigFile.parse`) and the typed accessors every backend

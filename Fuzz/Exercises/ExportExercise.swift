@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreSQLite
 import SecureStoreCrypto
 

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreCrypto
 
 /// Fuzz target (c): what comes out of a database file a stranger handed you, one row at a time.

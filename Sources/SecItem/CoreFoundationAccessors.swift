@@ -3,7 +3,7 @@
 // and CFData accessors, with Apple's Swift types (CFBase.h, CFBundle.h, CFDictionary.h, CFArray.h, CFData.h).
 
 public import Foundation
-import SecureStore
+import SecureStoreCore
 
 /// `CFHashCode`.
 public typealias CFHashCode = UInt

@@ -1,4 +1,4 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
 
 /// Turns Apple-shaped dictionaries into the core's typed values, once, at this boundary.

@@ -1,5 +1,5 @@
 public import Foundation
-import SecureStore
+import SecureStoreCore
 
 /// The reason behind the last failing status, per status, for `SecCopyErrorMessageString`.
 private let lastReasons = Locked<[OSStatus: String]>([:])

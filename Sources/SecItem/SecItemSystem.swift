@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 import SecureStoreBackends
 

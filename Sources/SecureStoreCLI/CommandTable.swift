@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 
 /// The `securestore` tool's commands and options, written once. The parser (``ArgumentParser``), the help
 /// text (``HelpText``) and anything else that describes the command line (completions, a man page) walk

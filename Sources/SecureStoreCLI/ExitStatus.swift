@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 
 /// The tool's exit statuses: the documented table (help, README) and the one mapping from store errors.
 public enum ExitStatus {

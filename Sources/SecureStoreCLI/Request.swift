@@ -1,5 +1,5 @@
 import Foundation
-public import SecureStore
+public import SecureStoreCore
 
 /// The items a command works on: a class and attribute values, each attribute given once.
 public struct ItemSelection: Equatable, Sendable {

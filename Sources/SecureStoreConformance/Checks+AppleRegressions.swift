@@ -1,4 +1,4 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
 
 /// Rules taken from Apple's own SecItem regression expectations: protocol and authentication type as

@@ -1,4 +1,4 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
 
 /// Checks that read the store's declared ``StorageGuarantees``: strict where a promise is made, the

@@ -1,4 +1,4 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
 
 extension ConformanceCheck {

@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 
 /// A store implementation under test: a name and a way to make a fresh, empty store.
@@ -21,7 +21,7 @@ public struct ConformanceSubject: Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// The suite's own naive reference model: linear scans, written from the semantics article
-    /// (`Sources/SecureStore/SecureStore.docc/Semantics.md`) alone.
+    /// (`Sources/SecureStoreCore/SecureStoreCore.docc/Semantics.md`) alone.
     public static let reference = ConformanceSubject(name: "reference") { groups in ReferenceStore(accessGroups: groups) }
 }
 
@@ -33,7 +33,7 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
     public var description: String { "\(file):\(line): \(message)" }
 }
 
-/// One rule of the SecItem semantics (`Sources/SecureStore/SecureStore.docc/Semantics.md`, where each rule
+/// One rule of the SecItem semantics (`Sources/SecureStoreCore/SecureStoreCore.docc/Semantics.md`, where each rule
 /// carries this check's name), checked against a fresh store.
 public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// A short unique name (`"add.duplicate"`).

@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 
 /// The seeded randomized differential test: the same random operations applied to several stores must give

@@ -1,8 +1,8 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 
 /// A deliberately naive keychain written straight from the semantics article
-/// (`Sources/SecureStore/SecureStore.docc/Semantics.md`): one array, linear scans, its own tables of attributes and keys, none of the core's semantics code. The differential test compares every
+/// (`Sources/SecureStoreCore/SecureStoreCore.docc/Semantics.md`): one array, linear scans, its own tables of attributes and keys, none of the core's semantics code. The differential test compares every
 /// backend against it, so that two independent readings of the rules must agree.
 public final class ReferenceStore: SecureStore {
     private struct Stored {
@@ -154,7 +154,7 @@ public final class ReferenceStore: SecureStore {
         }
     }
 
-    /// The documented limits (SecureStore.docc/Limits.md), written out here on purpose: the model does not share them.
+    /// The documented limits (SecureStoreCore.docc/Limits.md), written out here on purpose: the model does not share them.
     static let secretLimit = 1_048_576
     static let attributeLimit = 16_384
 

@@ -1,6 +1,5 @@
 public import Foundation
-public import SecureStore
-import SecItem
+public import SecureStoreCore
 import SecureStoreCLI
 
 /// docker's credential-helper protocol (docker-credential-helpers' `credentials` package) over a
@@ -48,7 +47,7 @@ public enum DockerCredentialHelper {
     static func query(_ url: RegistryURL) -> [AttributeName: AttributeValue] {
         [
             .server: .string(url.hostname),
-            .protocol: .string(url.scheme == "http" ? (kSecAttrProtocolHTTP as String) : (kSecAttrProtocolHTTPS as String)),
+            .protocol: .string(url.scheme == "http" ? AppleCode.protocolHTTP : AppleCode.protocolHTTPS),
             .port: .number(Int64(url.port)), .path: .string(url.path),
             .label: .string(label), .description: .string(marker),
         ]
@@ -141,7 +140,7 @@ public enum DockerCredentialHelper {
         var entries: [String: String] = [:]
         for item in items {
             let a = item.attributes ?? [:]
-            let rebuilt = RegistryURL(scheme: a[.protocol]?.text == (kSecAttrProtocolHTTP as String) ? "http" : "https",
+            let rebuilt = RegistryURL(scheme: a[.protocol]?.text == AppleCode.protocolHTTP ? "http" : "https",
                                       hostname: a[.server]?.text ?? "", port: Int(a[.port]?.integer ?? 0),
                                       path: a[.path]?.text ?? "").text
             let url = a[.comment]?.text.flatMap { $0.isEmpty ? nil : $0 } ?? rebuilt

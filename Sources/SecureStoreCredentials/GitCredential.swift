@@ -1,6 +1,5 @@
 public import Foundation
-public import SecureStore
-import SecItem
+public import SecureStoreCore
 
 /// A credential description of git's credential helper protocol (`git help credential`): one `key=value`
 /// line per attribute, ended by a blank line or end of file.
@@ -145,10 +144,10 @@ public struct GitCredentialKey: Sendable, Equatable {
     /// git protocol names and the Apple codes osxkeychain maps them to. Other protocols (`cert`, …) are not
     /// stored: every action passes over them silently, as osxkeychain does.
     public static let protocols: [String: String] = [
-        "https": (kSecAttrProtocolHTTPS as String), "http": (kSecAttrProtocolHTTP as String),
-        "ftp": (kSecAttrProtocolFTP as String), "ftps": (kSecAttrProtocolFTPS as String),
-        "imap": (kSecAttrProtocolIMAP as String), "imaps": (kSecAttrProtocolIMAPS as String),
-        "smtp": (kSecAttrProtocolSMTP as String),
+        "https": AppleCode.protocolHTTPS, "http": AppleCode.protocolHTTP,
+        "ftp": AppleCode.protocolFTP, "ftps": AppleCode.protocolFTPS,
+        "imap": AppleCode.protocolIMAP, "imaps": AppleCode.protocolIMAPS,
+        "smtp": AppleCode.protocolSMTP,
     ]
 
     /// The key of a credential, or nil when it has no supported protocol or no host (then nothing can be
@@ -200,7 +199,7 @@ public struct GitCredentialKey: Sendable, Equatable {
     var queryAttributes: [AttributeName: AttributeValue] {
         var a: [AttributeName: AttributeValue] = [
             .server: .string(server), .protocol: .string(protocolCode), .port: .number(Int64(port)),
-            .authenticationType: .string((kSecAttrAuthenticationTypeDefault as String)),
+            .authenticationType: .string(AppleCode.authenticationTypeDefault),
         ]
         if let path { a[.path] = .string(path) }
         if let account { a[.account] = .string(account) }

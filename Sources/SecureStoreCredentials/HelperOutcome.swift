@@ -1,6 +1,6 @@
 public import Foundation
 import SecureStoreProcess
-public import SecureStore
+public import SecureStoreCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +27,7 @@ public struct StoreChoice: Sendable, Equatable {
     public var backend: String?
     /// Whether the action may create a store that does not exist yet: only `store` does. A `get`, `erase` or
     /// `list` against no store answers "nothing stored" and creates no file or key
-    /// (``SecureStore/BackendSettings/createsStore``).
+    /// (`BackendSettings.createsStore` in SecureStoreBackends).
     public var creatingStore: Bool
 
     public init(configFile: String? = nil, backend: String? = nil, creatingStore: Bool = true) {

@@ -2,7 +2,7 @@
 // uses. `"credsStore": "securestore"` in ~/.docker/config.json (this program on PATH). Errors are written to
 // standard output with exit status 1, where docker's clients read them; none holds a secret.
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 import SecureStoreCredentials
 

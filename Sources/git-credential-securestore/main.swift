@@ -2,7 +2,7 @@
 // `git config --global credential.helper securestore` (this program on PATH). Secrets pass only through
 // standard input and output; messages go to standard error and never hold a secret.
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 import SecureStoreCredentials
 

@@ -1,9 +1,11 @@
 import Foundation
 import Glibc
-import SecureStore
+import SecureStoreCore
 import SecureStoreBackends
 import SecureStoreCLI
+#if SQLite || Postgres
 import SecureStoreCrypto
+#endif
 
 /// `securestore [--config FILE] [--backend NAME] COMMAND [OPTIONS]`. Secrets only ever pass through
 /// standard input and standard output, never argv. The command line is parsed by `ArgumentParser` against
@@ -50,7 +52,9 @@ struct Context {
     /// SecurityModel.md promises keys that are never swapped: where memory cannot be locked, say so (once, on
     /// standard error) before a store's keys are made.
     private static let memoryWarning: Void = {
+        #if SQLite || Postgres   // the encrypted backends' keys; memory and the Secret Service hold none here
         if let problem = MemoryLock.problem { StandardStreams.note("securestore: warning: \(problem)\n") }
+        #endif
     }()
 
     static func warnOnceIfMemoryCannotBeLocked() { memoryWarning }

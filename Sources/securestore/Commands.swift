@@ -1,6 +1,7 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreCLI
+import SecureStoreBackends
 
 enum Commands {
     static func run(_ parsed: ParsedCommand) throws(CLIError) {

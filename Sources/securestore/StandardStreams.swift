@@ -1,7 +1,7 @@
 import Foundation
 import SecureStoreProcess
 import Glibc
-import SecureStore
+import SecureStoreCore
 
 /// Every read of standard input and write of standard output and error, checked: read(2)/write(2) loops that
 /// retry on EINTR and turn any other failure into a `CLIError.io` (exit 74) or, for notes on standard

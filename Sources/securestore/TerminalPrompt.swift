@@ -1,7 +1,8 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 #if canImport(Glibc)
 import Glibc
+import SecureStoreBackends
 #endif
 
 /// Secrets typed by a person: asked on the terminal without echo when standard input is one, read byte for

@@ -1,8 +1,13 @@
 import Foundation
-import SecureStore
-import SecureStoreSQLite
-import SecureStoreCrypto
+import SecureStoreCore
 import SecureStoreCLI
+import SecureStoreBackends
+#if SQLite
+import SecureStoreSQLite
+#endif
+#if SQLite || Postgres
+import SecureStoreCrypto
+#endif
 #if Postgres
 import SecureStorePostgres
 #endif
@@ -38,6 +43,7 @@ enum Transfer {
     /// travels), and linked into place only when complete. A failure (a full disk, a kill) leaves nothing at
     /// `output`, so a retry is not refused; an existing file is never overwritten.
     static func export(to output: String, _ context: Context) throws(CLIError) {
+        #if SQLite
         var entry = stat()
         guard lstat(output, &entry) != 0 else {
             throw .usage("\(output) exists; choose a new file (an export never overwrites).")
@@ -56,8 +62,17 @@ enum Transfer {
             return n
         }
         StandardStreams.report("exported \(n) item(s) to \(output)")
+        #else
+        throw notBuilt("export", backend: "sqlite", trait: "SQLite")
+        #endif
     }
 
+    /// The usage error of a command whose backend this build leaves out (an export file is an SQLite file).
+    static func notBuilt(_ command: String, backend: String, trait: String) -> CLIError {
+        .usage("\(command) needs the \(backend) backend, which this securestore was built without (package trait \"\(trait)\").")
+    }
+
+    #if SQLite
     /// The export's content in the file at `path` (the store is closed on return).
     private static func fill(_ path: String, with all: [ItemRecord], passphrase: Data) throws(SecureStoreError) -> Int {
         let groups = Array(Set(all.compactMap { $0.attributes[.accessGroup]?.text })).sorted()
@@ -68,8 +83,10 @@ enum Transfer {
         try target.backend.sealWhole()
         return n
     }
+    #endif
 
     static func importFile(_ input: String, _ context: Context) throws(CLIError) {
+        #if SQLite
         guard FileManager.default.fileExists(atPath: input) else { throw .usage("\(input) does not exist.") }
         let secret = try passphrase(confirm: false)
         let target = try transferable(try context.open(creating: true))
@@ -80,6 +97,9 @@ enum Transfer {
             return (try target.importRecords(records), records.count)
         }
         StandardStreams.report("imported \(n) item(s) from \(input)" + Self.alreadyThere(total - n))
+        #else
+        throw notBuilt("import", backend: "sqlite", trait: "SQLite")
+        #endif
     }
 
     /// Copies every record into the store another config selects, in one transaction (atomic where the target's
@@ -120,6 +140,7 @@ enum Transfer {
 
     /// Rotates the SQLite or PostgreSQL store's key: `--new-key-file FILE` or `--new-passphrase-env VAR`.
     static func rekey(to target: RekeyTarget, _ context: Context) throws(CLIError) {
+        #if SQLite || Postgres
         let key: StoreKey
         switch target {
         case .keyFile(let file): key = .keyFile(file)
@@ -132,12 +153,25 @@ enum Transfer {
             key = .passphrase(p)
         }
         let store = try context.open(creating: false)
-        if let sqlite = store as? SQLiteStore {
-            try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
-        } else if try !rekeyPostgres(store, to: key) {
+        if try !rekeySQLite(store, to: key), try !rekeyPostgres(store, to: key) {
             throw .usage("rekey works on the sqlite and postgres backends only.")
         }
         StandardStreams.report("re-encrypted every item under the new key; update your config to use it")
+        #else
+        throw notBuilt("rekey", backend: "sqlite or postgres", trait: "SQLite")
+        #endif
+    }
+
+    #if SQLite || Postgres
+    /// Re-keys `store` when it is an SQLite store (false when it is not, or the backend is not built in).
+    private static func rekeySQLite(_ store: any SecureStore, to key: StoreKey) throws(CLIError) -> Bool {
+        #if SQLite
+        if let sqlite = store as? SQLiteStore {
+            try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
+            return true
+        }
+        #endif
+        return false
     }
 
     /// Re-keys `store` when it is a PostgreSQL store (false when it is not, or the backend is not built in).
@@ -150,4 +184,5 @@ enum Transfer {
         #endif
         return false
     }
+    #endif
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SecureStore
+import SecureStoreCore
 import SecureStoreCLI
 
 /// The table-driven parser, in process (no I/O): what the executable and the fuzz harness call.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import SecureStorePaths
 
 /// The store files, the configuration and migration between default configurations, as a user meets them
 /// through the `securestore` tool. The tests run as root: "another user" is uid 65534 (chown, setpriv).

@@ -1,10 +1,10 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreConformance
 import TestSupport
 
-/// Every rule of the SecItem semantics (SecureStore.docc/Semantics.md) against every backend and the reference model, each pair reported on its own.
+/// Every rule of the SecItem semantics (SecureStoreCore.docc/Semantics.md) against every backend and the reference model, each pair reported on its own.
 @Suite("Conformance")
 struct ConformanceTests {
     @Test("rule", arguments: Subjects.all, ConformanceCheck.all)

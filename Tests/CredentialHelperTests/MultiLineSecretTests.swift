@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreCredentials
 
 @Suite("git credential protocol: secrets git cannot carry")

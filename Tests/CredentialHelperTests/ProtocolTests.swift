@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SecureStoreConformance
-import SecureStore
+import SecureStoreCore
 import SecureStoreInMemory
 @testable import SecureStoreCredentials
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import SecureStorePaths
 
 /// A private world for the helpers and their real clients: HOME, XDG folders, a store chosen by a config
 /// file, PATH with the built helpers first. Every server binds 127.0.0.1.

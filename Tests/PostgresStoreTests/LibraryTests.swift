@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SecureStore
+import SecureStoreCore
 @testable import SecureStorePostgres
 
 /// libpq is opened at the backend's first use (PostgresConnection.swift); these need no server.

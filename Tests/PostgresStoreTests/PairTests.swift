@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import TestSupport
-import SecureStore
+import SecureStoreCore
 
 /// The primary + hot standby scenarios: each runs `securestore-postgres-worker pair SCENARIO` under its own
 /// scripts/with-postgres-pair.sh (a throwaway primary, `pg_basebackup -R` into a standby, both on 127.0.0.1),

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import TestSupport
-import SecureStore
+import SecureStoreCore
 import SecureStorePostgres
 
 @Suite("PostgreSQL store, concurrent callers", .requires(.postgres))

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import SecureStore
+import SecureStoreCore
 import SecureStorePostgres
 import TestSupport
 

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import TestSupport
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreSQLite
 
 /// A copy query's find runs without `BEGIN`/`COMMIT` when it is one statement (``SQLiteBackend/findRecords(_:)``):

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import TestSupport
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreSQLite
 import SecureStoreCrypto
 

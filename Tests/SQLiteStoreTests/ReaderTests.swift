@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import TestSupport
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreSQLite
 
 /// Copy queries run on reader connections of their own: beside each other and beside this object's writer.

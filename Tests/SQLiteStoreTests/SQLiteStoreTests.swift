@@ -1,10 +1,11 @@
 import Testing
 import Foundation
 import TestSupport
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreSQLite
 import SecureStoreCrypto
 import CSQLite
+import SecureStorePaths
 
 @Suite("SQLite store")
 struct SQLiteStoreTests {

@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreCrypto
 
 /// The sealing path's shortcuts (blind-index states keyed once per store, records encoded and sealed in one

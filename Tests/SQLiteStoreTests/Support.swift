@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreSQLite
 import CSQLite
 import TestSupport

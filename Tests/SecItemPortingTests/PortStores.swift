@@ -1,7 +1,7 @@
 // The stores the porting tests run against, each fresh and empty, used through SecItemSystem.withStore (a
 // task-local store, so the Apple-style code under test calls the plain SecItem functions).
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreInMemory
 import SecureStoreSQLite
 import SecureStoreSecretService

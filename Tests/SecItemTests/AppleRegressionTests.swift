@@ -4,7 +4,7 @@
 // device features are held; each one is counted, and the suite reports how many were met.
 import Foundation
 import Testing
-import SecureStore
+import SecureStoreCore
 @testable import SecItem
 
 /// The expectations of one Apple test, counted one by one like Apple's `ok`/`is_status`.

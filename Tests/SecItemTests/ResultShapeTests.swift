@@ -4,7 +4,7 @@
 // another result.
 import Foundation
 import Testing
-import SecureStore
+import SecureStoreCore
 @testable import SecItem
 
 private func secret(_ size: Int, seed: UInt8 = 7) -> Data {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SecureStore
+import SecureStoreCore
 import SecureStoreInMemory
 import SecureStoreSQLite
 import SecureStoreConformance

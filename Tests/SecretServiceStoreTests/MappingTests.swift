@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 @testable import SecureStoreSecretService
 
 /// Mapping v1, as earlier versions wrote it: every attribute typed in its own `securestore.attr.<code>`, the

@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreSecretService
 import TestSupport
 

@@ -1,7 +1,7 @@
 import Testing
 import SecureStoreConformance
 import Foundation
-@testable import SecureStore
+@testable import SecureStoreCore
 import SecureStoreInMemory
 
 /// A backend that records every filter the core sends, to prove which queries are index probes.

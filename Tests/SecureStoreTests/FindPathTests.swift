@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStoreConformance
-@testable import SecureStore
+@testable import SecureStoreCore
 import SecureStoreInMemory
 
 /// A backend that runs every find inside `withTransaction`: the general path, with the protocol's default

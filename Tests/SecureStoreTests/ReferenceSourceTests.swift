@@ -3,7 +3,7 @@ import Glibc
 import Foundation
 import Testing
 import TestSupport
-@testable import SecureStore
+@testable import SecureStoreCore
 
 /// Persistent references are drawn from a per-process buffer; two processes sharing a SQLite or PostgreSQL
 /// store must never draw the same one, so a forked child must never hand out its parent's buffered bytes.

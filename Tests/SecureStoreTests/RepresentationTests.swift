@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import SecureStoreConformance
-@testable import SecureStore
+@testable import SecureStoreCore
 import SecureStoreInMemory
 
 /// The core's cheaper representations take the same decisions as the plain ones they replace: attribute sets

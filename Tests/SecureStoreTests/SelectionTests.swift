@@ -1,7 +1,8 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreInMemory
+import SecureStoreBackends
 
 /// Selection order, config-file validation and third-party registration, with test-only backends.
 @Suite("Selection", .serialized)

@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreInMemory
 
 /// The typed API: nothing found is empty or nil, errors name Swift parameters, one rule for a missing account.

@@ -1,7 +1,7 @@
 // Helpers for the async API's tests and the async probe: a store whose calls block, a ticking task, and the
 // error of an async body.
 import Foundation
-public import SecureStore
+public import SecureStoreCore
 public import SecureStoreInMemory
 
 /// The in-memory backend with every transaction made slow, as a stuck file, daemon or server makes it: a

@@ -1,7 +1,7 @@
 // A program run on a pseudo-terminal of its own, as in a terminal window: the test reads its screen, types
 // keys at it and looks at the terminal's settings afterwards. Every wait is bounded.
 public import Foundation
-public import SecureStore
+public import SecureStoreCore
 #if canImport(Glibc)
 public import Glibc
 #endif

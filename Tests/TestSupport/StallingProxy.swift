@@ -1,7 +1,7 @@
 // A TCP proxy on 127.0.0.1 that forwards every connection to a server, and on request stalls one of them: a
 // server that accepted the connection and never answers again, as a hung server or a dropped network does.
 import Foundation
-import SecureStore
+import SecureStoreCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,7 +1,7 @@
 // Helpers shared by the test targets and the test-only worker executables: built products, child processes
 // (posix_spawn, bounded waits) and small value helpers.
 public import Foundation
-public import SecureStore
+public import SecureStoreCore
 #if canImport(Glibc)
 public import Glibc
 #endif

@@ -1,4 +1,4 @@
-package import SecureStore
+package import SecureStoreCore
 import Foundation
 #if canImport(Glibc)
 package import Glibc

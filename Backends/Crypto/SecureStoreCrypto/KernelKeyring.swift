@@ -1,4 +1,4 @@
-package import SecureStore
+package import SecureStoreCore
 import Foundation
 internal import CKeyctl
 #if canImport(Glibc)

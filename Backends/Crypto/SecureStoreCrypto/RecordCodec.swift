@@ -1,4 +1,4 @@
-package import SecureStore
+package import SecureStoreCore
 package import Foundation
 
 /// The compact binary form of one record's plaintext (see FORMAT.md): it keeps each value's exact case.

@@ -1,4 +1,4 @@
-package import SecureStore
+package import SecureStoreCore
 import Foundation
 
 /// One record as an encrypted backend stores it: the class number, keyed blind indexes, the sealed record

@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 
 /// A value bound to a statement or read from a row of a sealed table.

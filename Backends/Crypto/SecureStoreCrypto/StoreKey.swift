@@ -1,5 +1,6 @@
-public import SecureStore
+public import SecureStoreCore
 public import Foundation
+import SecureStorePaths
 
 /// Where a store's 256-bit master key comes from (shared by every encrypted backend).
 public enum StoreKey: Sendable {

@@ -1,5 +1,6 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
+import SecureStorePaths
 
 /// The connections of one ``PostgresBackend``: at most `size` open, idle ones reused by the next caller, a
 /// caller beyond `size` waiting for one to come back. Connections are opened outside the lock.

@@ -1,7 +1,7 @@
-public import SecureStore
-// StoreKey and the other key types are SecureStoreCrypto's, which is no product of its own: re-exported so
-// that `import SecureStorePostgres` is enough to name them.
-@_exported public import SecureStoreCrypto
+public import SecureStoreCore
+// StoreKey and the other key types are SecureStoreCrypto's (a product of its own): a program that names them
+// imports it.
+public import SecureStoreCrypto
 
 /// A store in a PostgreSQL database, shared by every process and machine that uses the same URL,
 /// namespace and key; the server sees only ciphertexts and keyed indexes.

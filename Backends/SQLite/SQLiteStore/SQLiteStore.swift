@@ -1,8 +1,9 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
-// StoreKey and the other key types are SecureStoreCrypto's, which is no product of its own: re-exported so
-// that `import SecureStoreSQLite` is enough to name them.
-@_exported public import SecureStoreCrypto
+import SecureStorePaths
+// StoreKey and the other key types are SecureStoreCrypto's (a product of its own): a program that names them
+// imports it.
+public import SecureStoreCrypto
 
 /// A store in an encrypted SQLite file.
 public typealias SQLiteStore = Keychain<SQLiteBackend>

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 
 /// How an ``ItemRecord`` becomes Secret Service string attributes and back. See `MAPPING.md`.
 enum Mapping {

@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 
 /// The packed record (``Mapping/recordKeyV4``; ``Mapping/recordKey`` in v2 and v3): the record's attributes,
 /// its insertion sequence, whether it has a secret and (v3, v4) its class, in one attribute value.

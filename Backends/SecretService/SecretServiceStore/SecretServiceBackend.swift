@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 
 /// Stores records as items of one Secret Service collection (`MAPPING.md`).

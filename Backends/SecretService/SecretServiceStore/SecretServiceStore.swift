@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 
 /// A store whose items live in a Secret Service collection (gnome-keyring, KeePassXC, …) over D-Bus.
 ///

@@ -1,4 +1,4 @@
-public import SecureStore
+public import SecureStoreCore
 import Foundation
 
 /// One transaction on a ``SecretServiceBackend`` (runs under the backend's mutex, a writer also under the

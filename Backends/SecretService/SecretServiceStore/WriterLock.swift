@@ -1,7 +1,8 @@
-import SecureStore
+import SecureStoreCore
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import SecureStorePaths
 #endif
 
 /// Serializes the writers of one namespace of one collection across the processes of this machine: an

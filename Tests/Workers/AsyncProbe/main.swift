@@ -1,5 +1,5 @@
 import Foundation
-import SecureStore
+import SecureStoreCore
 import TestSupport
 
 // The async API in a process of its own, so that no other test's synchronous work occupies the cooperative

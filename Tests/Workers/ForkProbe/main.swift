@@ -1,6 +1,6 @@
 #if canImport(Glibc)
 import Glibc
-import SecureStore
+import SecureStoreCore
 
 // Forks children from a single-threaded process (a sanitizer's runtime supports fork only there) and prints
 // every persistent reference each process drew, for ReferenceSourceTests.

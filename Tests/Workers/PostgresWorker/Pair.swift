@@ -9,7 +9,7 @@
 //
 // Prints one line per fact ("NAME VALUE …"); the tests read them.
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStorePostgres
 import TestSupport
 

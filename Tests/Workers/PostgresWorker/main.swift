@@ -14,7 +14,7 @@
 // $SECURESTORE_TEST_POSTGRES_PASSWORD) or `sqlite:PATH`, so the same sequence runs against both backends.
 // Prints one line per operation, flushed at once: "ok NAME", "dup NAME" or "err NAME CODE MESSAGE".
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStorePostgres
 import SecureStoreSQLite
 import TestSupport

@@ -11,7 +11,7 @@
 // "read NAME" (the secret is NAME), "bad NAME" or "err NAME CODE MESSAGE", then "write ok" or
 // "write err CODE MESSAGE", or "fatal CODE MESSAGE" when the store does not open.
 import Foundation
-import SecureStore
+import SecureStoreCore
 import SecureStoreSQLite
 
 func say(_ line: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import SecItem
+import SecureStorePaths
 
 // Runs SecItem calls against the process-wide default store (nothing bootstrapped: the configuration the
 // environment selects, by default the SQLite store under the XDG folders), as an Apple-style program would,

@@ -1,6 +1,8 @@
 public import Foundation
 #if canImport(Glibc)
 import Glibc
+public import SecureStoreCore
+import SecureStorePaths
 #endif
 
 /// Which backend a program uses, and why.

@@ -47,10 +47,57 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-extension AttributeValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
+// Literals and interpolations: `[.service: "app", .account: "user-\(id)", .port: 443, .synchronizable: true]`.
+extension AttributeValue: ExpressibleByStringInterpolation, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int64) { self = .number(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+/// A Swift value that stands for an attribute's value, so the typed API takes variables as it takes literals:
+/// `ItemQuery(.genericPassword, [.service: "app", .account: username, .synchronizable: synced])`. `String` and
+/// `Data` are text or data, `Date` a date, `Bool` a flag, `Int`, `Int32` and `Int64` numbers, and
+/// ``AttributeValue`` itself. The attribute still checks the value's kind (``AttributeName/normalize(_:)``).
+public protocol AttributeValueConvertible: Sendable {
+    /// The attribute value this value stands for.
+    var attributeValue: AttributeValue { get }
+}
+
+extension AttributeValue: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { self }
+}
+
+extension String: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .string(self) }
+}
+
+extension Data: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .data(self) }
+}
+
+extension Date: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .date(self) }
+}
+
+extension Bool: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .bool(self) }
+}
+
+extension Int: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .number(Int64(self)) }
+}
+
+extension Int32: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .number(Int64(self)) }
+}
+
+extension Int64: AttributeValueConvertible {
+    public var attributeValue: AttributeValue { .number(self) }
+}
+
+extension Dictionary where Key == AttributeName, Value == any AttributeValueConvertible {
+    /// The attribute values the Swift values stand for.
+    var attributeValues: [AttributeName: AttributeValue] { mapValues(\.attributeValue) }
 }
 
 extension AttributeName {

@@ -166,6 +166,21 @@ public struct ItemQuery: Sendable, Hashable {
         self.persistentRef = persistentRef
     }
 
+    /// A query whose attribute values are Swift values (``AttributeValueConvertible``): variables and
+    /// interpolations as well as literals, mixed (`[.service: "app", .account: username]`).
+    public init(
+        _ itemClass: ItemClass?,
+        _ attributes: [AttributeName: any AttributeValueConvertible],
+        synchronizableAny: Bool = false,
+        limit: MatchLimit? = nil,
+        caseInsensitive: Bool = false,
+        returning: ReturnOptions = [],
+        persistentRef: PersistentRef? = nil
+    ) {
+        self.init(itemClass, attributes.attributeValues, synchronizableAny: synchronizableAny, limit: limit,
+                  caseInsensitive: caseInsensitive, returning: returning, persistentRef: persistentRef)
+    }
+
     /// A query for one item by its persistent reference alone.
     public static func item(_ ref: PersistentRef, returning: ReturnOptions = []) -> ItemQuery {
         ItemQuery(nil, returning: returning, persistentRef: ref)
@@ -185,6 +200,12 @@ public struct NewItem: Sendable, Hashable {
         self.attributes = attributes
         self.data = data
     }
+
+    /// An item whose attribute values are Swift values (``AttributeValueConvertible``): variables and
+    /// interpolations as well as literals, mixed (`[.service: "app", .account: username]`).
+    public init(_ itemClass: ItemClass, _ attributes: [AttributeName: any AttributeValueConvertible], data: Data? = nil) {
+        self.init(itemClass, attributes.attributeValues, data: data)
+    }
 }
 
 /// What an update changes: attributes and/or the secret.
@@ -196,6 +217,12 @@ public struct ItemChanges: Sendable, Hashable {
     public init(_ attributes: [AttributeName: AttributeValue] = [:], data: Data? = nil) {
         self.attributes = attributes
         self.data = data
+    }
+
+    /// Changes whose attribute values are Swift values (``AttributeValueConvertible``): variables and
+    /// interpolations as well as literals, mixed (`[.label: "Mail (\(user))", .comment: note]`).
+    public init(_ attributes: [AttributeName: any AttributeValueConvertible], data: Data? = nil) {
+        self.init(attributes.attributeValues, data: data)
     }
 }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import SecureStoreCore
 
 /// A JSON value from a configuration file.
 public enum ConfigValue: Sendable, Hashable {

@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// Every operation is atomic where ``guarantees`` says so (``StorageGuarantees/atomicWrites``; otherwise a
 /// failure midway is undone best effort). Implementations must obey the rules of the SecItem semantics article
-/// (`Sources/SecureStore/SecureStore.docc/Semantics.md`, each rule named as its conformance check); ours do so
+/// (`Sources/SecureStoreCore/SecureStoreCore.docc/Semantics.md`, each rule named as its conformance check); ours do so
 /// by putting a ``StorageBackend`` under ``Keychain``, which holds the semantics once. The
 /// `SecureStoreConformance` library checks any implementation.
 ///
