@@ -4,27 +4,23 @@ import SecureStoreConformance
 @testable import SecureStore
 import SecureStoreInMemory
 
-/// The core's cheaper representations take the same decisions as the plain ones they replace: attribute sets
-/// as bits against `Set<AttributeName>`, unique keys appended a block at a time against a byte-by-byte
-/// encoder, query preparation against the same rules written with dictionary probes, references without a
+/// The core's cheaper representations take the same decisions as the plain ones they replace: attribute names
+/// compared by their packed code against their codes, unique keys appended a block at a time against a
+/// byte-by-byte encoder, query preparation against the same rules written with dictionary probes, references without a
 /// stored `Data` against their bytes.
 @Suite("Core representations")
 struct RepresentationTests {
     static let names = AttributeName.all + [.keyType]
 
-    @Test("attribute bits: every class's attributes and uniqueness key, as sets and as bits")
-    func attributeBits() {
-        var seen: [UInt64: String] = [:]
-        for name in Self.names {
-            #expect(name.bit.nonzeroBitCount == 1, "\(name)")
-            if let other = seen.updateValue(name.code, forKey: name.bit) { #expect(other == name.code, "\(name) shares a bit") }
-        }
-        for itemClass in ItemClass.allCases {
-            for name in Self.names {
-                #expect(itemClass.attributeSet.contains(name) == itemClass.attributes.contains(name), "\(itemClass) \(name)")
-                #expect(itemClass.uniquenessSet.contains(name) == itemClass.uniquenessKey.contains(name), "\(itemClass) \(name)")
+    @Test("attribute names: equal and equally hashed exactly when their codes are equal")
+    func attributeNameEquality() {
+        for a in Self.names {
+            for b in Self.names {
+                #expect((a == b) == (a.code == b.code), "\(a) \(b)")
+                if a == b { #expect(a.hashValue == b.hashValue, "\(a) \(b)") }
             }
         }
+        #expect(Set(Self.names).count == Set(Self.names.map(\.code)).count)
     }
 
     /// The unique key's bytes as the format defines them, one byte at a time.
