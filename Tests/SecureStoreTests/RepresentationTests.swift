@@ -68,7 +68,7 @@ struct RepresentationTests {
         }
     }
 
-    @Test("query preparation: the bit-set decisions equal the rules written with dictionary probes")
+    @Test("query preparation: its decisions equal the rules written with dictionary probes")
     func preparedQueries() throws {
         let store = try InMemoryStore(configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
         var rng = SplitMix64(seed: 0x9E37_0017)
