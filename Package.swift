@@ -104,7 +104,7 @@ let package = Package(
         // Runs the async API's scenarios in a process of its own (Tests/SecureStoreTests/AsyncTests.swift).
         .executableTarget(name: "securestore-async-probe", dependencies: ["SecureStoreCore", "TestSupport"],
                           path: "Tests/Workers/AsyncProbe"),
-        // Forks from a single-threaded process and prints each process's persistent references (ReferenceSourceTests).
+        // Forks from a single-threaded process and prints each process's persistent references (PersistentRefForkTests).
         .executableTarget(name: "securestore-fork-probe", dependencies: ["SecureStoreCore"], path: "Tests/Workers/ForkProbe"),
         // SecItem calls on the process-wide default store, as an Apple-style program makes them (FileSafety tests).
         .executableTarget(name: "securestore-secitem-probe", dependencies: ["SecItem", "SecureStorePaths"], path: "Tests/Workers/SecItemProbe"),

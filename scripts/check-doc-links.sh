@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks every relative Markdown link in the repository's documents (README, the DocC articles, the backends'
-# MAPPING.md/FORMAT.md, Benchmarks and Fuzz READMEs): the file must exist and a #fragment must name a heading
+# MAPPING.md/FORMAT.md, Benchmarks and Fuzz READMEs, the results folders): the file must exist and a #fragment must name a heading
 # of it (GitHub's anchor rules). Also refuses paths of a development machine. Exit 1 listing each bad link.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +8,7 @@ exec python3 - "$@" <<'PY'
 import os, re, sys, glob
 docs = ["README.md", "Benchmarks/README.md", "Fuzz/README.md"]
 docs += glob.glob("Sources/*/*.docc/*.md") + glob.glob("Backends/*/*.md")
+docs += glob.glob("Benchmarks/results/*.md") + glob.glob("Backends/*/results/*.md")
 docs = [d for d in docs if os.path.isfile(d)]
 link = re.compile(r'(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)')
 def anchors(path):

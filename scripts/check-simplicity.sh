@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rules of the package's shape that once came back unnoticed, each a named check that fails CI with what it
+# Rules of the package's shape (a lean core, standard APIs where a clever one saved a few percent) that could come back unnoticed, each a named check that fails CI with what it
 # found and the rule it breaks. Run by .ci/run after the doc links (seconds; reads files, builds nothing).
 # Usage: scripts/check-simplicity.sh            (exit 1 when any check fails; every check runs)
 set -uo pipefail
@@ -63,7 +63,46 @@ credentials_do_not_import_secitem() {
     return $status
 }
 
-checks=(no_exported_imports no_old_core_import core_imports_no_backend_or_config credentials_do_not_import_secitem)
+code=(Sources Backends)
+
+# Hashing through the standard library's `hash(into:)` only: no override of `_rawHashValue(seed:)`.
+no_raw_hash_overrides() {
+  ! grep -rn --include='*.swift' '_rawHashValue' "${code[@]}"
+}
+
+# No underscored standard-library entry points (`._name` members, `_name(` functions) and no underscored
+# attributes. The fuzz harnesses' `@_cdecl`/`@_silgen_name` (libFuzzer's entry points) are outside Sources and
+# Backends.
+no_underscored_standard_library() {
+  ! grep -rnE --include='*.swift' '@_[a-zA-Z]|\._[a-z][A-Za-z]*|(^|[^A-Za-z0-9_.])_[a-z][A-Za-z]*\(' "${code[@]}" \
+    | grep -vE '^[^:]+:[0-9]+:\s*///?'
+}
+
+# Attribute names in standard sets: no bit-mask set with a cap on how many attribute codes there may be.
+no_attribute_code_cap() {
+  ! grep -rnE --include='*.swift' 'struct AttributeSet|bits\.count < 64|More than 64 attribute codes' "${code[@]}"
+}
+
+# Persistent references come from `SystemRandomNumberGenerator`: no per-process pool of random bytes with fork
+# handlers in every process.
+no_reference_pool() {
+  ! grep -rnE --include='*.swift' 'ReferenceSource|MADV_WIPEONFORK|pthread_atfork' "${code[@]}"
+}
+
+# One copy of FNV-1a (Sources/SecureStoreCore/FNV.swift) and of SplitMix64's mixer: each constant in one file.
+one_copy_of_each_hash() {
+  local failed=0 constant files
+  for constant in 'cbf29ce484222325' 'bf58476d1ce4e5b9'; do
+    files=$(grep -rliE --include='*.swift' "0x$(sed -E 's/(....)/\1_?/g; s/_\?$//' <<<"$constant")" "${code[@]}" || true)
+    if [ "$(grep -c . <<<"$files")" -gt 1 ]; then
+      echo "0x$constant appears in more than one file:"; echo "$files"; failed=1
+    fi
+  done
+  return "$failed"
+}
+
+checks=(no_exported_imports no_old_core_import core_imports_no_backend_or_config credentials_do_not_import_secitem
+        no_raw_hash_overrides no_underscored_standard_library no_attribute_code_cap no_reference_pool one_copy_of_each_hash)
 
 failed=0
 for check in "${checks[@]}"; do

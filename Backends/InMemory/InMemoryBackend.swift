@@ -155,24 +155,6 @@ public final class InMemoryBackend: StorageBackend {
                 self.name = name
                 digest = hasher.finalize()
             }
-
-            /// The value's SipHash (this process's random seed), the name's bit and the class, mixed with the
-            /// table's seed: a probe hashes the value once, not a second time through `hash(into:)`.
-            func _rawHashValue(seed: Int) -> Int {
-                var z = UInt64(UInt(bitPattern: digest)) ^ name.bit &* 0xD6E8_FEB8_6659_FD93
-                let cls: UInt64 = switch itemClass {
-                case .genericPassword: 1
-                case .internetPassword: 2
-                case .certificate: 3
-                case .key: 4
-                case .identity: 5
-                }
-                z ^= cls << 58
-                z ^= UInt64(UInt(bitPattern: seed)) &* 0x9E37_79B9_7F4A_7C15
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return Int(truncatingIfNeeded: z ^ (z >> 31))
-            }
         }
 
         /// The service: the attribute list queries name (an account names one item, which the key finds).
@@ -181,7 +163,7 @@ public final class InMemoryBackend: StorageBackend {
         private mutating func file(_ record: ItemRecord, at slot: Int) {
             slotOf[record.persistentRef] = slot
             slotByKey[record.uniqueKey] = slot
-            for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
+            for name in Self.indexed where record.itemClass.attributes.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]) {
                     slotsByValue[key, default: []].insertSorted(slot)
                 }
@@ -191,7 +173,7 @@ public final class InMemoryBackend: StorageBackend {
         private mutating func unfile(_ record: ItemRecord, at slot: Int) {
             if slotOf[record.persistentRef] == slot { slotOf[record.persistentRef] = nil }
             if slotByKey[record.uniqueKey] == slot { slotByKey[record.uniqueKey] = nil }
-            for name in Self.indexed where record.itemClass.attributeSet.contains(name) {
+            for name in Self.indexed where record.itemClass.attributes.contains(name) {
                 if let key = ValueKey(record.itemClass, name, record.attributes[name]),
                    slotsByValue[key]?.removeSorted(slot) == true, slotsByValue[key]?.isEmpty == true {
                     slotsByValue[key] = nil

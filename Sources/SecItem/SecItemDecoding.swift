@@ -69,7 +69,7 @@ enum SecItemDecoder {
     }
 
     /// Every key this module knows, to what it is: one probe per key of a dictionary.
-    static let keys = KeyTable({
+    static let keys: [String: KeyEntry] = {
         var table: [(String, KeyEntry)] = []
         for a in AttributeName.all { table.append((a.code, KeyEntry(.attribute(a), a.code))) }
         for (code, option) in returnKeys { table.append((code, KeyEntry(.returning(option), code))) }
@@ -81,53 +81,13 @@ enum SecItemDecoder {
             ("m_CaseInsensitive", .caseInsensitive), ("v_Data", .valueData), ("v_PersistentRef", .persistentRef),
         ]
         for (code, key) in named { table.append((code, KeyEntry(key, code))) }
-        return table
-    }())
+        // A later entry wins (`sync` is an attribute, read as the synchronizable choice).
+        return Dictionary(table, uniquingKeysWith: { _, later in later })
+    }()
 
     /// The entry for `code`, or its reading as an unknown key.
     static func decision(_ code: String) -> KeyEntry {
         keys[code] ?? KeyEntry(.unknown, code)
-    }
-
-    /// The known keys in an open-addressed table hashed by FNV-1a over the key's UTF-8 bytes (~5 instructions
-    /// a byte, where `String`'s SipHash costs ~250 for a short key). The table is built once from this
-    /// module's fixed set of codes and never grows, so no input can make a probe longer than the table's own
-    /// longest chain; a probe compares the whole key, so a hash collision only costs one comparison.
-    struct KeyTable: Sendable {
-        private let codes: [String?]
-        private let entries: [KeyEntry?]
-        private let mask: Int
-
-        init(_ pairs: [(String, KeyEntry)]) {
-            var size = 16
-            while size < pairs.count * 4 { size *= 2 }
-            var codes = [String?](repeating: nil, count: size), entries = [KeyEntry?](repeating: nil, count: size)
-            for (code, entry) in pairs {
-                var at = Self.hash(code) & (size - 1)
-                while let there = codes[at], there != code { at = (at + 1) & (size - 1) }
-                (codes[at], entries[at]) = (code, entry)
-            }
-            (self.codes, self.entries, mask) = (codes, entries, size - 1)
-        }
-
-        static func hash(_ code: String) -> Int {
-            var code = code   // `withUTF8` lends a native string's bytes in place (iterating `utf8` costs ~40 a byte)
-            let h = code.withUTF8 { bytes in
-                var h: UInt64 = 0xCBF2_9CE4_8422_2325
-                for byte in bytes { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-                return h
-            }
-            return Int(truncatingIfNeeded: h ^ (h >> 29))
-        }
-
-        subscript(code: String) -> KeyEntry? {
-            var at = Self.hash(code) & mask
-            while let there = codes[at] {
-                if there == code { return entries[at] }
-                at = (at + 1) & mask
-            }
-            return nil
-        }
     }
 
     /// An Apple dictionary with its keys as Swift strings. A key that is not a string (an `NSNumber`, the

@@ -42,10 +42,10 @@ private func object(_ value: AttributeValue) -> AnyObject {
     }
 }
 
-/// The dictionary key of each attribute, by its bit: made once, so a result dictionary allocates no key.
-nonisolated(unsafe) private let attributeKeys: [UInt64: NSString] = {
-    var keys: [UInt64: NSString] = [:]
-    for name in AttributeName.all { keys[name.bit] = name.code as NSString }
+/// The dictionary key of each attribute: made once, so a result dictionary allocates no key.
+nonisolated(unsafe) private let attributeKeys: [AttributeName: NSString] = {
+    var keys: [AttributeName: NSString] = [:]
+    for name in AttributeName.all { keys[name] = name.code as NSString }
     return keys
 }()
 
@@ -69,7 +69,7 @@ private func object(_ item: Item, _ returning: ReturnOptions) -> AnyObject {
         keys.append(kSecClass)
         values.append(item.itemClass.rawValue as NSString)
         for (name, value) in attributes {
-            keys.append(attributeKeys[name.bit] ?? name.code as NSString)
+            keys.append(attributeKeys[name] ?? name.code as NSString)
             values.append(object(value))
         }
     }

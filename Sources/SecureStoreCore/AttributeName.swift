@@ -35,15 +35,16 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     /// The code and name as static text: an attribute name is plain bytes, copied and dropped without
     /// reference counting (attribute dictionaries are built, probed and freed on every operation).
     private let codeText: StaticString, nameText: StaticString
-    /// One bit per code (``AttributeSet``): a class's attributes, a query's names and a uniqueness key are
-    /// sets of these bits, so checking them probes no dictionary. `keyType` and `type` share their code's bit.
-    package let bit: UInt64
+    /// The code's bytes packed into one word (big-endian, zero-padded): compared and hashed instead of the
+    /// text. Apple's codes are four bytes; `keyType` and `type` share their code, so their word.
+    private let packed: UInt64
 
     init(_ code: StaticString, _ name: StaticString, _ kind: AttributeKind) {
+        precondition(code.utf8CodeUnitCount <= 8, "An attribute code is Apple's four-character code.")
         codeText = code
         nameText = name
         self.kind = kind
-        bit = AttributeSet.bit(ofCode: Self.text(code))
+        packed = code.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt64($1) } << (8 * UInt64(8 - $0.count)) }
     }
 
     /// Lends the code's UTF-8 bytes in place (static text: no string is made).
@@ -55,15 +56,10 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         s.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Every code has its own bit (``AttributeSet/bit(ofCode:)``), so equal bits are equal codes.
-    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.bit == b.bit }
+    /// Codes of up to eight bytes pack without loss, so equal words are equal codes.
+    public static func == (a: AttributeName, b: AttributeName) -> Bool { a.packed == b.packed }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(bit) }
-    /// What `Dictionary` and `Set` ask for: the bit mixed with the table's seed (``mixedHash(_:seed:)``), not a
-    /// SipHash of it. Attribute names are a fixed set of this library's (no caller can choose names that
-    /// collide), and every operation builds and probes attribute dictionaries: SipHash cost ~120
-    /// instructions a probe, this ~10.
-    public func _rawHashValue(seed: Int) -> Int { mixedHash(bit, seed: seed) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(packed) }
     public var description: String { "\(name) (\(code))" }
 
     // Every class.
@@ -153,36 +149,6 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         case .identity: identityAttributes
         }
     }
-
-    /// ``attributes(of:)`` as bits.
-    static func attributeSet(of itemClass: ItemClass) -> AttributeSet {
-        switch itemClass {
-        case .genericPassword: genericPasswordSet
-        case .internetPassword: internetPasswordSet
-        case .certificate: certificateSet
-        case .key: keySet
-        case .identity: identitySet
-        }
-    }
-    private static let genericPasswordSet = AttributeSet(genericPasswordAttributes)
-    private static let internetPasswordSet = AttributeSet(internetPasswordAttributes)
-    private static let certificateSet = AttributeSet(certificateAttributes)
-    private static let keySet = AttributeSet(keyAttributes)
-    private static let identitySet = AttributeSet(identityAttributes)
-
-    /// ``uniqueness(of:)`` as bits.
-    static func uniquenessSet(of itemClass: ItemClass) -> AttributeSet {
-        switch itemClass {
-        case .genericPassword: genericPasswordKeySet
-        case .internetPassword: internetPasswordKeySet
-        case .certificate, .identity: certificateKeySet
-        case .key: keyKeySet
-        }
-    }
-    private static let genericPasswordKeySet = AttributeSet(genericPasswordKey)
-    private static let internetPasswordKeySet = AttributeSet(internetPasswordKey)
-    private static let certificateKeySet = AttributeSet(certificateKey)
-    private static let keyKeySet = AttributeSet(keyKey)
 
     static func uniqueness(of itemClass: ItemClass) -> [AttributeName] {
         // Built once: this runs on every query and every record.
@@ -291,35 +257,4 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         d["keytype"] = .type
         return d
     }()
-}
-
-/// A set of attributes as one bit per code (``AttributeName/bit``): the same sets as `Set<AttributeName>`
-/// (``ItemClass/attributes``, ``ItemClass/uniquenessKey``), tested without hashing.
-package struct AttributeSet: Hashable, Sendable {
-    package var bits: UInt64
-
-    package init(bits: UInt64 = 0) { self.bits = bits }
-    package init<S: Sequence<AttributeName>>(_ names: S) {
-        bits = names.reduce(0) { $0 | $1.bit }
-    }
-
-    package func contains(_ name: AttributeName) -> Bool { bits & name.bit != 0 }
-    /// Every attribute of `other` is in this set.
-    package func isSuperset(of other: AttributeSet) -> Bool { other.bits & ~bits == 0 }
-    package mutating func insert(_ name: AttributeName) { bits |= name.bit }
-    package mutating func remove(_ name: AttributeName) { bits &= ~name.bit }
-
-    /// The bit of each code, handed out on first use (the order is this process's own: bits are never stored
-    /// or shown, only compared).
-    private static let bitsByCode = Locked<[String: UInt64]>([:])
-
-    static func bit(ofCode code: String) -> UInt64 {
-        bitsByCode.withLock { bits in
-            if let bit = bits[code] { return bit }
-            precondition(bits.count < 64, "More than 64 attribute codes: AttributeSet needs a wider word.")
-            let bit: UInt64 = 1 << UInt64(bits.count)
-            bits[code] = bit
-            return bit
-        }
-    }
 }

@@ -43,11 +43,6 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, Custom
     /// The attributes that together make an item unique within this class, in a fixed order.
     public var uniquenessKey: [AttributeName] { AttributeName.uniqueness(of: self) }
 
-    /// ``attributes`` as bits.
-    package var attributeSet: AttributeSet { AttributeName.attributeSet(of: self) }
-    /// ``uniquenessKey`` as bits.
-    package var uniquenessSet: AttributeSet { AttributeName.uniquenessSet(of: self) }
-
     /// Accessibility used when an add does not say: `ak` (WhenUnlocked), `dk` for certificates.
     public var defaultAccessibility: Accessibility {
         self == .certificate ? .always : .whenUnlocked

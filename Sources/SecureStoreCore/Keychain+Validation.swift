@@ -7,19 +7,19 @@ extension Keychain {
     // MARK: Building records
 
     func newRecord(_ item: NewItem) throws(SecureStoreError) -> ItemRecord {
-        let (given, names) = try validated(item.attributes, for: item.itemClass, writing: true)
+        let given = try validate(item.attributes, for: item.itemClass, writing: true)
         try StoreLimits.checkSecret(item.data?.count ?? 0)
         // One copy with room for the store's five (`reserveCapacity` is not specialized: it hashes through
         // witness tables, ~2.4 k instructions for two attributes).
         var attributes = [AttributeName: AttributeValue](minimumCapacity: given.count + 5)
         for (name, value) in given { attributes[name] = value }
-        if !names.contains(.accessGroup) {
+        if given[.accessGroup] == nil {
             attributes[.accessGroup] = .string(configuration.accessGroups[0])
         }
-        if !names.contains(.accessible) {
+        if given[.accessible] == nil {
             attributes[.accessible] = .string(item.itemClass.defaultAccessibility.rawValue)
         }
-        if !names.contains(.synchronizable) {
+        if given[.synchronizable] == nil {
             attributes[.synchronizable] = .bool(false)
         }
         let now = configuration.clock()
@@ -49,26 +49,16 @@ extension Keychain {
     func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool = false)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
-        try validated(attributes, for: itemClass, writing: writing).attributes
-    }
-
-    /// ``validate(_:for:writing:)``, also returning which attributes the result holds (its keys as bits, so
-    /// callers test for an attribute without probing the dictionary).
-    func validated(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool = false)
-        throws(SecureStoreError) -> (attributes: [AttributeName: AttributeValue], names: AttributeSet)
-    {
-        let defined = itemClass?.attributeSet ?? AttributeSet(bits: ~0)
+        let defined = itemClass?.attributes
         var normalized = attributes
-        var names = AttributeSet()
         for (name, value) in attributes {
-            guard defined.contains(name), let clean = Self.accepted(name, value, writing: writing) else {
+            guard defined?.contains(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
                 throw firstError(attributes, for: itemClass, writing: writing)
             }
-            names.insert(name)
             if clean != value { normalized[name] = clean }
         }
-        if names.contains(.accessGroup), let group = normalized[.accessGroup] { try checkGroup(group) }
-        return (normalized, names)
+        if let group = normalized[.accessGroup] { try checkGroup(group) }
+        return normalized
     }
 
     /// `value` normalized, or `nil` when `normalize` or (writing) the size limit refuses it.
@@ -146,32 +136,28 @@ extension Keychain {
         guard let itemClass = query.itemClass else {
             throw .param("itemClass", "The query has no item class; set one (generic password, internet password, …).")
         }
-        var (attributes, names) = try validated(query.attributes, for: itemClass)
+        var attributes = try validate(query.attributes, for: itemClass)
         var synchronizable: Bool? = false
-        if names.contains(.synchronizable), let sync = attributes.removeValue(forKey: .synchronizable) {
+        if let sync = attributes.removeValue(forKey: .synchronizable) {
             guard !query.synchronizableAny else {
                 throw .param("synchronizableAny", "The query asks for synchronizable = \(sync) and for any; keep one.")
             }
             synchronizable = sync.integer == 1
-            names.remove(.synchronizable)
         } else if query.synchronizableAny {
             synchronizable = nil
         }
         var groups = configuration.accessGroups
-        if names.contains(.accessGroup), let group = attributes.removeValue(forKey: .accessGroup) {
+        if let group = attributes.removeValue(forKey: .accessGroup) {
             groups = [group.text ?? ""]
-            names.remove(.accessGroup)
         }
         var filter = RecordFilter(itemClass: itemClass)
         var keyDecides = false
         if !query.caseInsensitive {
             filter.equalities = attributes
-            // `names` now holds exactly the keys of `attributes`: the query names the whole key when it names
-            // every key attribute but group and sync (which come from `groups` and `synchronizable`).
-            var key = itemClass.uniquenessSet
-            key.remove(.accessGroup)
-            key.remove(.synchronizable)
-            if names.isSuperset(of: key) {
+            // The query names the whole key when it names every key attribute but group and sync (which come
+            // from `groups` and `synchronizable`).
+            let key = itemClass.uniquenessKey
+            if key.allSatisfy({ $0 == .accessGroup || $0 == .synchronizable || attributes[$0] != nil }) {
                 var keys: [UniqueKey] = []
                 keys.reserveCapacity(groups.count * (synchronizable == nil ? 2 : 1))
                 for group in groups {
@@ -186,7 +172,7 @@ extension Keychain {
                     }
                 }
                 filter.uniqueKeys = keys
-                keyDecides = itemClass.uniquenessSet.isSuperset(of: names)
+                keyDecides = attributes.keys.allSatisfy { key.contains($0) }
             }
         }
         return PreparedQuery(itemClass: itemClass, attributes: attributes,

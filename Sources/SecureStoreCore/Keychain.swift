@@ -90,7 +90,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             for old in found {
                 var attributes = old.attributes
                 for (name, value) in normalized {
-                    guard old.itemClass.attributeSet.contains(name) else {
+                    guard old.itemClass.attributes.contains(name) else {
                         throw SecureStoreError(.noSuchAttribute,
                             "A \(old.itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)
                     }

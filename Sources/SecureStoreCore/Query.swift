@@ -94,32 +94,9 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(count)
     }
 
-    /// A table's hash of a reference of up to 16 bytes: the first word mixed with a key drawn once per process,
-    /// then the second word and the length mixed with the table's seed, each step SplitMix64's finalizer
-    /// (~30 instructions, where the SipHash of `hash(into:)` costs ~500: every add files a reference, and each
-    /// resize of a table keyed by references hashes all of them again). The references a store makes are
-    /// random; without the process key nobody can aim others (an imported export's) at one bucket either. A
-    /// longer reference is SipHashed with the seed.
-    public func _rawHashValue(seed: Int) -> Int {
-        if let long {
-            var hasher = Hasher()
-            hasher.combine(seed)
-            hasher.combine(long)
-            return hasher.finalize()
-        }
-        let first = UInt64(UInt(bitPattern: mixedHash(word0, seed: Self.hashKey)))
-        return mixedHash(first ^ word1 ^ (UInt64(UInt(bitPattern: count)) << 58), seed: seed)
-    }
-
-    /// The process's key for ``_rawHashValue(seed:)`` (random, drawn at first use).
-    private static let hashKey = Int(bitPattern: UInt(truncatingIfNeeded: UInt64.random(in: .min ... .max)))
-
-    /// A fresh random reference: 16 bytes from the system's random source, no two alike among the
-    /// processes sharing a store (``ReferenceSource``: drawn 1 KiB at a time, emptied in a forked child).
+    /// A fresh random reference: 16 bytes from the system's random source (`getrandom`), drawn at the call,
+    /// so no two processes sharing a store (a forked child included) hand out the same bytes.
     public static func random() -> PersistentRef {
-        #if canImport(Glibc)
-        if let words = ReferenceSource.draw() { return PersistentRef(words: words) }
-        #endif
         var generator = SystemRandomNumberGenerator()
         return PersistentRef(words: (generator.next(), generator.next()))
     }

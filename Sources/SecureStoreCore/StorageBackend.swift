@@ -160,15 +160,6 @@ public struct UniqueKey: Hashable, @unchecked Sendable {
     }
 }
 
-/// `value` and `seed` mixed by SplitMix64's finalizer (every input bit reaches every output bit): a hash-table
-/// hash for values from a fixed set (attribute name bits).
-func mixedHash(_ value: UInt64, seed: Int) -> Int {
-    var z = value ^ UInt64(UInt(bitPattern: seed)) &* 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return Int(truncatingIfNeeded: z ^ (z >> 31))
-}
-
 /// One stored item, as the core hands it to a backend and gets it back.
 ///
 /// `attributes` always hold accessible, accessGroup, synchronizable and both dates (the core fills them in).

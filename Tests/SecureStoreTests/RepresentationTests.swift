@@ -4,27 +4,23 @@ import SecureStoreConformance
 @testable import SecureStoreCore
 import SecureStoreInMemory
 
-/// The core's cheaper representations take the same decisions as the plain ones they replace: attribute sets
-/// as bits against `Set<AttributeName>`, unique keys appended a block at a time against a byte-by-byte
-/// encoder, query preparation against the same rules written with dictionary probes, references without a
+/// The core's cheaper representations take the same decisions as the plain ones they replace: attribute names
+/// compared by their packed code against their codes, unique keys appended a block at a time against a
+/// byte-by-byte encoder, query preparation against the same rules written with dictionary probes, references without a
 /// stored `Data` against their bytes.
 @Suite("Core representations")
 struct RepresentationTests {
     static let names = AttributeName.all + [.keyType]
 
-    @Test("attribute bits: every class's attributes and uniqueness key, as sets and as bits")
-    func attributeBits() {
-        var seen: [UInt64: String] = [:]
-        for name in Self.names {
-            #expect(name.bit.nonzeroBitCount == 1, "\(name)")
-            if let other = seen.updateValue(name.code, forKey: name.bit) { #expect(other == name.code, "\(name) shares a bit") }
-        }
-        for itemClass in ItemClass.allCases {
-            for name in Self.names {
-                #expect(itemClass.attributeSet.contains(name) == itemClass.attributes.contains(name), "\(itemClass) \(name)")
-                #expect(itemClass.uniquenessSet.contains(name) == itemClass.uniquenessKey.contains(name), "\(itemClass) \(name)")
+    @Test("attribute names: equal and equally hashed exactly when their codes are equal")
+    func attributeNameEquality() {
+        for a in Self.names {
+            for b in Self.names {
+                #expect((a == b) == (a.code == b.code), "\(a) \(b)")
+                if a == b { #expect(a.hashValue == b.hashValue, "\(a) \(b)") }
             }
         }
+        #expect(Set(Self.names).count == Set(Self.names.map(\.code)).count)
     }
 
     /// The unique key's bytes as the format defines them, one byte at a time.
@@ -72,7 +68,7 @@ struct RepresentationTests {
         }
     }
 
-    @Test("query preparation: the bit-set decisions equal the rules written with dictionary probes")
+    @Test("query preparation: its decisions equal the rules written with dictionary probes")
     func preparedQueries() throws {
         let store = try InMemoryStore(configuration: StoreConfiguration(accessGroups: ["g1", "g2"]))
         var rng = SplitMix64(seed: 0x9E37_0017)
@@ -146,7 +142,7 @@ struct RepresentationTests {
         }
     }
 
-    @Test("references in tables: equal references hash alike for every seed, distinct ones spread over the buckets")
+    @Test("references in tables: equal references hash alike, and a table keyed by them finds each one")
     func referenceTableHash() {
         var rng = SplitMix64(seed: 0xAB)
         var refs: [PersistentRef] = (0..<2048).map { _ in PersistentRef.random() }
@@ -161,19 +157,9 @@ struct RepresentationTests {
                 refs.append(PersistentRef(data: Data(flipped)))
             }
         }
-        for seed in [0, 1, -1, 0x5EED, Int.random(in: .min ... .max, using: &rng)] {
-            for ref in refs.prefix(300) {
-                let copy = ref.data.withUnsafeBytes { PersistentRef(bytes: $0) }
-                #expect(copy._rawHashValue(seed: seed) == ref._rawHashValue(seed: seed))
-            }
-            // 2,048 random references in 64 buckets: 32 expected per bucket.
-            var buckets = [Int](repeating: 0, count: 64)
-            for ref in refs.prefix(2048) { buckets[ref._rawHashValue(seed: seed) & 63] += 1 }
-            #expect((buckets.max() ?? 0) < 64 && (buckets.min() ?? 0) > 8, "\(buckets)")
-            // References one bit apart (callers' references) do not share buckets more than chance would.
-            var crafted = [Int](repeating: 0, count: 64)
-            for ref in refs.dropFirst(2048) { crafted[ref._rawHashValue(seed: seed) & 63] += 1 }
-            #expect((crafted.max() ?? 0) < (refs.count - 2048) / 64 * 3, "\(crafted)")
+        for ref in refs.prefix(300) {
+            let copy = ref.data.withUnsafeBytes { PersistentRef(bytes: $0) }
+            #expect(copy == ref && copy.hashValue == ref.hashValue)
         }
         // A table keyed by them finds each one, and only its own.
         var table: [PersistentRef: Int] = [:]
@@ -202,16 +188,13 @@ struct RepresentationTests {
         }
     }
 
-    @Test("attribute names in tables: one hash per code under every seed, and dictionaries keyed by them work")
+    @Test("attribute names in tables: one hash per code, and dictionaries keyed by them work")
     func nameHashing() {
-        for seed in [0, 1, -1, 0x5EED, Int.max, Int.min] {
-            var byHash: [Int: String] = [:]
-            for name in Self.names {
-                let h = name._rawHashValue(seed: seed)
-                if let other = byHash.updateValue(name.code, forKey: h) { #expect(other == name.code, "\(name) seed \(seed)") }
-            }
+        var byHash: [Int: String] = [:]
+        for name in Self.names {
+            if let other = byHash.updateValue(name.code, forKey: name.hashValue) { #expect(other == name.code, "\(name)") }
         }
-        #expect(AttributeName.type._rawHashValue(seed: 7) == AttributeName.keyType._rawHashValue(seed: 7))
+        #expect(AttributeName.type.hashValue == AttributeName.keyType.hashValue)
         var table: [AttributeName: Int] = [:]
         for (i, name) in AttributeName.all.enumerated() { table[name] = i }
         #expect(table.count == AttributeName.all.count)

@@ -37,7 +37,7 @@ enum LibSecret {
 }
 
 /// The table shim.h calls through (declared in CSecret/glib-subset.h).
-@_cdecl("securestore_glib")
+@c(securestore_glib)
 func secureStoreGLib() -> UnsafePointer<ss_glib> { LibSecret.functions }
 
 // MARK: Which program answers

@@ -3,9 +3,9 @@ import Glibc
 import SecureStoreCore
 
 // Forks children from a single-threaded process (a sanitizer's runtime supports fork only there) and prints
-// every persistent reference each process drew, for ReferenceSourceTests.
+// every persistent reference each process drew, for PersistentRefForkTests.
 //
-//   securestore-fork-probe CHILDREN COUNT   the parent draws 3 references (part of a batch stays buffered),
+//   securestore-fork-probe CHILDREN COUNT   the parent draws 3 references,
 //                                           forks CHILDREN children, and every process (the parent after the
 //                                           forks) draws COUNT more with `PersistentRef.random()`
 //

@@ -5,25 +5,33 @@ import Testing
 import TestSupport
 @testable import SecureStoreCore
 
-/// Persistent references are drawn from a per-process buffer; two processes sharing a SQLite or PostgreSQL
-/// store must never draw the same one, so a forked child must never hand out its parent's buffered bytes.
+/// Two processes sharing a SQLite or PostgreSQL store must never make the same persistent reference, so a
+/// forked child must never repeat its parent's references (`PersistentRef.random()` keeps no state a fork
+/// could copy: each reference is drawn from the system's random source at the call).
 @Suite("Persistent references: unique across forked processes")
-struct ReferenceSourceTests {
+struct PersistentRefForkTests {
     /// References drawn by one process, as raw words.
     struct Words: Hashable { let a: UInt64, b: UInt64 }
 
-    static func drawn(_ count: Int) -> [Words] {
-        (0..<count).map { _ in
-            let r = ReferenceSource.draw() ?? (0, 0)
-            return Words(a: r.0, b: r.1)
+    static func words(_ ref: PersistentRef) -> Words {
+        ref.withUnsafeBytes { raw in
+            Words(a: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                  b: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
     }
 
-    /// Forks `children` processes after the parent has part of a batch buffered; each child (and the
-    /// parent, after the forks) draws `perProcess` references, more than a batch, and the children send
+    static func drawn(_ count: Int) -> [Words] {
+        (0..<count).map { _ in words(.random()) }
+    }
+
+    /// References each process draws: enough that a repeat of a buffered batch (64 references) would show.
+    static let perProcess = 133
+
+    /// Forks `children` processes after the parent has drawn; each child (and the parent, after the forks)
+    /// draws `perProcess` references, and the children send
     /// theirs back through a pipe. Bounded: a child that does not answer within 10 s is killed.
     static func forkedDraws(children: Int, perProcess: Int) throws -> [[Words]] {
-        _ = drawn(3)   // the parent's buffer now holds a partly used batch
+        _ = drawn(3)
         var all: [[Words]] = []
         var pids: [pid_t] = []
         var pipes: [Int32] = []
@@ -34,11 +42,9 @@ struct ReferenceSourceTests {
             if pid == 0 {
                 // The child: no allocation, only draws, write and _exit.
                 close(fds[0])
-                var words = (UInt64(0), UInt64(0))
                 var ok = true
                 for _ in 0..<perProcess {
-                    words = ReferenceSource.draw() ?? (0, 0)
-                    let n = withUnsafeBytes(of: &words) { write(fds[1], $0.baseAddress, 16) }
+                    let n = PersistentRef.random().withUnsafeBytes { write(fds[1], $0.baseAddress, 16) }
                     if n != 16 { ok = false; break }
                 }
                 _exit(ok ? 0 : 1)
@@ -76,13 +82,13 @@ struct ReferenceSourceTests {
     }
 
     /// Forking a process whose other threads are running (this test process: the other suites run in
-    /// parallel) is what the fork handlers are for; ThreadSanitizer's runtime supports fork only from a
+    /// parallel); ThreadSanitizer's runtime supports fork only from a
     /// single-threaded process (a child can hang on the runtime's own locks), so under it the probe test below
     /// carries the property and this one skips.
     @Test("forked children and their parent never draw the same reference (forked from a multi-threaded process)",
           .enabled(if: !underThreadSanitizer, "ThreadSanitizer's runtime does not support fork in a multi-threaded process; the probe test covers it"))
     func forkedChildrenDrawDistinctReferences() throws {
-        let perProcess = ReferenceSource.batch / 16 * 2 + 5   // across two refills
+        let perProcess = Self.perProcess
         let draws = try Self.forkedDraws(children: 6, perProcess: perProcess)
         let every = draws.flatMap { $0 }
         #expect(draws.count == 7)
@@ -96,7 +102,7 @@ struct ReferenceSourceTests {
         let path = try builtExecutable("securestore-fork-probe")
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("fork-probe-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
-        let children = 6, perProcess = ReferenceSource.batch / 16 * 2 + 5   // across two refills
+        let children = 6, perProcess = Self.perProcess
         guard let pid = spawn(path, [String(children), String(perProcess)],
                               environment: ProcessInfo.processInfo.environment, stdout: out.path) else {
             Issue.record("cannot start \(path)"); return
@@ -120,7 +126,7 @@ struct ReferenceSourceTests {
 
     @Test("a process draws distinct references, and public references are 16 bytes")
     func oneProcessDrawsDistinctReferences() {
-        let words = Self.drawn(10 * ReferenceSource.batch / 16)
+        let words = Self.drawn(640)
         #expect(Set(words).count == words.count)
         let refs = (0..<100).map { _ in PersistentRef.random() }
         #expect(Set(refs).count == 100)
