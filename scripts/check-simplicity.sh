@@ -101,8 +101,15 @@ one_copy_of_each_hash() {
   return "$failed"
 }
 
+# No reinterpretation of bits in the product (`unsafeBitCast`): a C function pointer such as SIG_IGN is compared
+# in C, at the edge (CProcessControl's cprocess_signal_ignored).
+no_unsafe_bitcast() {
+  ! grep -rn --include='*.swift' 'unsafeBitCast' "${code[@]}"
+}
+
 checks=(no_exported_imports no_old_core_import core_imports_no_backend_or_config credentials_do_not_import_secitem
-        no_raw_hash_overrides no_underscored_standard_library no_attribute_code_cap no_reference_pool one_copy_of_each_hash)
+        no_raw_hash_overrides no_underscored_standard_library no_attribute_code_cap no_reference_pool one_copy_of_each_hash
+        no_unsafe_bitcast)
 
 failed=0
 for check in "${checks[@]}"; do

@@ -25,4 +25,8 @@ public enum ProcessHardening {
 
     /// Whether the process is non-dumpable now (`PR_GET_DUMPABLE` is 0).
     public static var isNonDumpable: Bool { cprocess_dumpable() == 0 }
+
+    /// Whether `signal` is ignored now (its disposition is `SIG_IGN`): a signal ignored when a program started
+    /// (nohup, a background job) stays ignored, so a handler that restores the terminal is not installed for it.
+    public static func isIgnored(signal: Int32) -> Bool { cprocess_signal_ignored(signal) == 1 }
 }

@@ -3,6 +3,7 @@ import SecureStoreCore
 #if canImport(Glibc)
 import Glibc
 import SecureStoreBackends
+import SecureStoreProcess
 #endif
 
 /// Secrets typed by a person: asked on the terminal without echo when standard input is one, read byte for
@@ -152,8 +153,7 @@ private enum TerminalRestore {
             sigaction(s, nil, &old)
             terminalRestorePrevious[i] = old
             // A signal ignored when the tool started stays ignored (nohup, background jobs).
-            if let handler = old.__sigaction_handler.sa_handler,
-               unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { continue }
+            if ProcessHardening.isIgnored(signal: s) { continue }
             sigaction(s, &action, nil)
         }
     }
@@ -189,8 +189,7 @@ private enum TerminalRestore {
         terminalStopAction.pointee = action
         sigaction(SIGTSTP, nil, terminalStopPrevious)
         // Ignored when the tool started (no job control): left alone.
-        if let handler = terminalStopPrevious.pointee.__sigaction_handler.sa_handler,
-           unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) { return }
+        if ProcessHardening.isIgnored(signal: SIGTSTP) { return }
         sigaction(SIGTSTP, terminalStopAction, nil)
     }
 }

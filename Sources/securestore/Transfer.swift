@@ -153,7 +153,7 @@ enum Transfer {
             key = .passphrase(p)
         }
         let store = try context.open(creating: false)
-        if try !rekeySQLite(store, to: key), try !rekeyPostgres(store, to: key) {
+        if try !rekeyEncrypted(store, to: key) {
             throw .usage("rekey works on the sqlite and postgres backends only.")
         }
         StandardStreams.report("re-encrypted every item under the new key; update your config to use it")
@@ -163,19 +163,15 @@ enum Transfer {
     }
 
     #if SQLite || Postgres
-    /// Re-keys `store` when it is an SQLite store (false when it is not, or the backend is not built in).
-    private static func rekeySQLite(_ store: any SecureStore, to key: StoreKey) throws(CLIError) -> Bool {
+    /// Re-keys `store` when it is an SQLite or a PostgreSQL store (false when it is neither, or its backend is not
+    /// built in).
+    private static func rekeyEncrypted(_ store: any SecureStore, to key: StoreKey) throws(CLIError) -> Bool {
         #if SQLite
         if let sqlite = store as? SQLiteStore {
             try Commands.store { () throws(SecureStoreError) in try sqlite.rekey(to: key) }
             return true
         }
         #endif
-        return false
-    }
-
-    /// Re-keys `store` when it is a PostgreSQL store (false when it is not, or the backend is not built in).
-    private static func rekeyPostgres(_ store: any SecureStore, to key: StoreKey) throws(CLIError) -> Bool {
         #if Postgres
         if let postgres = store as? PostgresStore {
             try Commands.store { () throws(SecureStoreError) in try postgres.rekey(to: key) }

@@ -66,6 +66,24 @@ struct TerminalTests {
         #expect(try tool.run(["find", "--service", "tty"]).status == 1, "nothing was stored")
     }
 
+    @Test("a tool started with SIGINT ignored (nohup, a shell's trap '') leaves it ignored: Ctrl-C at a prompt does not end it")
+    func interruptIgnored() throws {
+        let tool = try Tool.sqlite()
+        let term = try PseudoTerminal("/bin/sh", ["-c", "trap '' INT; exec \"$0\" \"$@\"", try Tool.path(),
+                                                  "add", "--service", "tty", "--account", "me"],
+                                      environment: tool.environment)
+        answer(term, [("Secret for tty/me: ", "dropped")])
+        usleep(200_000)   // the half line reaches the terminal before the interrupt
+        term.type("\u{03}")   // the terminal drops the half line (no NOFLSH); the tool goes on reading
+        usleep(200_000)
+        term.type("kept\n")
+        answer(term, [("Again: ", "kept\n")])
+        let end = term.wait()
+        #expect(end.exit == 0, "status \(String(describing: end)); screen: \(term.text)")
+        #expect(term.echoes, "echo is back on after the prompt")
+        #expect(try tool.run(["get", "--service", "tty", "--account", "me"]).stdout == Data("kept".utf8))
+    }
+
     @Test("Ctrl-C at the confirmation prompt also restores the terminal")
     func interruptSecondPrompt() throws {
         let tool = try Tool.sqlite()
