@@ -26,7 +26,9 @@ struct SafetyIdeasTests {
         for (k, v) in extra { env[k] = v }
         let out = s.path(".sh-out-\(UUID().uuidString)"), err = s.path(".sh-err-\(UUID().uuidString)")
         defer { unlink(out); unlink(err) }
-        guard let pid = spawn("/bin/sh", ["-c", "cd \(s.dir) && { \(script) ; } >\(out) 2>\(err) </dev/null"],
+        // `exec` redirects the shell's own streams (a `{ } 2>err` would keep the test process's stderr open in a
+        // saved descriptor, and a process the script left behind would hold `swift test`'s pipe open).
+        guard let pid = spawn("/bin/sh", ["-c", "exec >\(out) 2>\(err) </dev/null; cd \(s.dir) && { \(script) ; }"],
                               environment: env, stdout: nil) else {
             throw CocoaError(.executableLoad)
         }
@@ -138,13 +140,14 @@ struct SafetyIdeasTests {
         #expect(copy.status == 0, "\(copy.stderr)")
         // A writer holds the lock until `go` exists; the add opens the store and waits; once its SQLite connection
         // has the file open (the shared-memory file is opened with it, not by the checks before),
-        // the copy (5 items) is moved over the path and the lock released. Ordered by events, not by sleeps.
+        // the copy (5 items) is moved over the path and the lock released. Ordered by events, not by sleeps; every wait
+        // gives up after 60 s, so nothing outlives the test.
         let script = #"""
-            ( printf 'BEGIN IMMEDIATE;\n.shell while [ ! -e go ]; do sleep 0.05; done\nCOMMIT;\n' | sqlite3 store.db ) &
+            ( printf 'BEGIN IMMEDIATE;\n.shell n=0; while [ ! -e go ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done\nCOMMIT;\n' | sqlite3 store.db ) &
             holder=$!
-            until ! sqlite3 store.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null; do sleep 0.05; done
+            n=0; until ! sqlite3 store.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || [ $n -ge 1200 ]; do sleep 0.05; n=$((n+1)); done
             printf new | "$SS" --config c.json add --service new --account a 2>add.err & add=$!
-            until ls -l /proc/$add/fd 2>/dev/null | grep -q 'store.db-shm$'; do sleep 0.02; done   # its SQLite connection
+            n=0; until ls -l /proc/$add/fd 2>/dev/null | grep -q 'store.db-shm$' || [ $n -ge 3000 ]; do sleep 0.02; n=$((n+1)); done   # its SQLite connection
             mv copy.db store.db
             touch go
             wait $add; echo "add=$?"
