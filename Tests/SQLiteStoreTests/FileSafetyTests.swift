@@ -4,6 +4,7 @@ import TestSupport
 import SecureStoreCore
 @testable import SecureStoreSQLite
 import SecureStoreCrypto
+import Synchronization
 
 /// Store and key files checked like ssh checks its keys. The tests run as root, which ignores permission
 /// bits for access, but stat() still shows mode and owner: "another user" is a file chown'ed to uid 65534.
@@ -290,5 +291,57 @@ struct FileSafetyTests {
         }
         #expect(Self.entries(folder) == before, "nothing was created in the read-only folder")
         print("[read-only folder, live WAL \(liveWAL)] \(lines.first ?? "")")
+    }
+
+    @Test("a store moved over the path while another object opens it (after SQLite opened the file, during the passphrase's key derivation) is never written through the old file: the write fails saying so, and the moved copy keeps its items")
+    func storeReplacedWhileOpening() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = StoreKey.passphrase("correct horse")
+        do {
+            let store = try SQLiteStore(path: s.db, key: key, passphraseCost: .interactive)
+            for i in 1...5 { try store.add(NewItem(.genericPassword, generic("s\(i)", "a"), data: Data("v\(i)".utf8))) }
+        }
+        #expect(Self.copyfile(s.db, s.path("copy.db")))
+        do {
+            let store = try SQLiteStore(path: s.db, key: key)
+            #expect(try store.delete(ItemQuery(.genericPassword)) == 5)
+        }
+        // One object opens the emptied store (Argon2id takes a while after SQLite opened the file) and adds an item;
+        // once its connection has the file open, the copy (5 items) is moved over the path.
+        let outcome = Mutex<Result<Void, SecureStoreError>?>(nil)
+        let opener = Thread {
+            let result = Result { () throws(SecureStoreError) in
+                let store = try SQLiteStore(path: s.db, key: key)
+                try store.add(NewItem(.genericPassword, generic("new", "a"), data: Data("new".utf8)))
+            }
+            outcome.withLock { $0 = result }
+        }
+        opener.start()
+        var polls = 0
+        while !Self.processHasOpen(s.db + "-shm"), outcome.withLock({ $0 == nil }), polls < 60_000 {
+            usleep(1_000)
+            polls += 1
+        }
+        #expect(rename(s.path("copy.db"), s.db) == 0)
+        while outcome.withLock({ $0 == nil }) { usleep(1_000) }
+        guard case .failure(let error)? = outcome.withLock({ $0 }) else {
+            Issue.record("the add reported success into a file that is no longer the store")
+            return
+        }
+        #expect(error.code == .notAvailable && error.message.contains("replaced"), "\(error)")
+        let reopened = try SQLiteStore(path: s.db, key: key)
+        #expect(try reopened.items(matching: ItemQuery(.genericPassword, returning: .attributes)).count == 5)
+    }
+
+    /// Whether this process has `path` open (a descriptor in /proc/self/fd leads to it).
+    static func processHasOpen(_ path: String) -> Bool {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path }
+    }
+
+    static func copyfile(_ from: String, _ to: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: from) else { return false }
+        return FileManager.default.createFile(atPath: to, contents: data, attributes: [.posixPermissions: 0o600])
     }
 }

@@ -29,7 +29,7 @@ public final class SQLiteBackend: StorageBackend {
         var generation = 0
         /// The writer's keys and schema version, for a new reader (kept here so that opening one never waits
         /// for the writer's lock, which a writer holds for its whole transaction).
-        var keys: (sealer: RecordSealer, epoch: [UInt8], version: Int64)?
+        var keys: (sealer: RecordSealer, epoch: [UInt8], version: Int64, file: FileIdentity?)?
     }
 
     /// The default number of reader connections.
@@ -85,7 +85,7 @@ public final class SQLiteBackend: StorageBackend {
                 self.readOnly = false
                 diskFull = false
                 self.readerConnections = readerConnections
-                readers.withLock { $0.keys = (created.sealer, created.epoch, created.version) }
+                readers.withLock { $0.keys = (created.sealer, created.epoch, created.version, created.file?.identity) }
                 state = Locked(created)
                 return
             }
@@ -148,7 +148,7 @@ public final class SQLiteBackend: StorageBackend {
         self.readOnly = readOnly || full
         diskFull = full
         self.readerConnections = readOnly || full ? 0 : readerConnections
-        readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version) }
+        readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version, connection.file?.identity) }
         state = Locked(connection)
     }
 
@@ -267,7 +267,7 @@ public final class SQLiteBackend: StorageBackend {
     /// writer's keys and schema version, copied under its lock), else nil (use the writer's connection).
     private func checkoutReader() -> (Connection, Int)? {
         guard readerConnections > 0 else { return nil }
-        typealias Keys = (sealer: RecordSealer, epoch: [UInt8], version: Int64)
+        typealias Keys = (sealer: RecordSealer, epoch: [UInt8], version: Int64, file: FileIdentity?)
         let taken: (Connection?, Keys?, Int)? = readers.withLock { r in
             if let idle = r.idle.popLast() { return (idle, nil, r.generation) }
             guard r.open < readerConnections, let keys = r.keys else { return nil }
@@ -277,8 +277,8 @@ public final class SQLiteBackend: StorageBackend {
         guard let (idle, keys, generation) = taken else { return nil }
         if let idle { return (idle, generation) }
         let opened = keys.flatMap { keys in
-            try? Connection.reader(path: path, busyMilliseconds: Int32(clamping: busyTimeout.wholeMilliseconds),
-                                   sealer: keys.sealer, epoch: keys.epoch, version: keys.version)
+            try? Connection.reader(path: path, file: keys.file, busyMilliseconds: Int32(clamping: busyTimeout.wholeMilliseconds),
+                                   sealer: keys.sealer, epoch: keys.epoch, version: keys.version) ?? nil
         }
         guard let opened else {
             readers.withLock { $0.open -= 1 }
@@ -320,7 +320,7 @@ public final class SQLiteBackend: StorageBackend {
         let outcome: Result<Void, SecureStoreError> = state.withLock { connection in
             let done = Result { () throws(SecureStoreError) in try connection.rekey(to: newKey, cost: passphraseCost) }
             if case .success = done {
-                readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version) }
+                readers.withLock { $0.keys = (connection.sealer, connection.epoch, connection.version, connection.file?.identity) }
             }
             return done
         }
@@ -470,9 +470,9 @@ extension SQLiteBackend {
             CREATE INDEX IF NOT EXISTS items_acct ON items(acct);
             """
 
-        /// The file this connection opened (device and inode of its path when it opened it), and that path: a
-        /// writer checks under the write lock that the path still names this file.
-        private var file: (path: String, device: UInt64, inode: UInt64)?
+        /// The file this connection opened, and its path: a writer checks under the write lock that the path
+        /// still names this file.
+        private(set) var file: (path: String, identity: FileIdentity)?
 
         private init(db: SQLiteConnection, sealer: RecordSealer, epoch: [UInt8], version: Int64) {
             self.db = db
@@ -516,10 +516,16 @@ extension SQLiteBackend {
                     throw error
                 }
             }
+            let made = FileIdentity(temporary)
             guard try Files.linkIntoPlace(temporary, at: path, what: "store file") else { return nil }
             let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
             let connection = Connection(db: db, sealer: sealer, epoch: check, version: SQLiteBackend.schemaVersion)
-            connection.noteFile(path)
+            guard let made, FileIdentity(path) == made else {   // replaced between the link and the open
+                db.close()
+                throw SecureStoreError(.notAvailable, "The new store file \(path) was replaced by another program while "
+                    + "this one created it; nothing was written to what is there now. Check that file, then try again.")
+            }
+            connection.file = (path, made)
             try connection.configure()
             return connection
         }
@@ -528,7 +534,22 @@ extension SQLiteBackend {
         static func open(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32,
                          readOnly: Bool = false) throws(SecureStoreError) -> Connection
         {
-            let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
+            // The file SQLite opened is the one the path named before and after the open (a store moved over
+            // the path in between would otherwise be checked against the wrong file by every write).
+            var attempts = 0
+            var db: SQLiteConnection
+            var identity: FileIdentity?
+            repeat {
+                attempts += 1
+                identity = FileIdentity(path)
+                db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
+                if identity != nil, FileIdentity(path) == identity { break }
+                db.close()
+                guard attempts < 3 else {
+                    throw SecureStoreError(.notAvailable, "The store file \(path) kept being replaced or removed by "
+                        + "another program while this one opened it; nothing was read or written. Try again.")
+                }
+            } while true
             if try !readingSchema(path, { () throws(SecureStoreError) in try hasSchema(db) }) {
                 guard try readingSchema(path, { () throws(SecureStoreError) in
                     try integer(db, "SELECT count(*) FROM sqlite_master")
@@ -547,17 +568,23 @@ extension SQLiteBackend {
                 throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
             }
             let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch, version: version)
-            if !readOnly { connection.noteFile(path) }
+            if !readOnly, let identity { connection.file = (path, identity) }
             try connection.configure(readOnly: readOnly)
             return connection
         }
 
         /// Another connection to this file for copy queries only, with the writer's keys and schema version
-        /// (the file's journal mode is WAL already; a reader sets nothing and writes nothing).
-        static func reader(path: String, busyMilliseconds: Int32, sealer: RecordSealer, epoch: [UInt8],
-                           version: Int64) throws(SecureStoreError) -> Connection {
-            Connection(db: try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds), sealer: sealer,
-                       epoch: epoch, version: version)
+        /// (the file's journal mode is WAL already; a reader sets nothing and writes nothing). Nil when the path
+        /// no longer names the writer's file (`file`): a reader never reads another copy moved over the path.
+        static func reader(path: String, file: FileIdentity?, busyMilliseconds: Int32, sealer: RecordSealer,
+                           epoch: [UInt8], version: Int64) throws(SecureStoreError) -> Connection? {
+            guard let file, FileIdentity(path) == file else { return nil }
+            let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
+            guard FileIdentity(path) == file else {
+                db.close()
+                return nil
+            }
+            return Connection(db: db, sealer: sealer, epoch: epoch, version: version)
         }
 
         /// The kernel-keyring slot of the store at `path` (named by its real path); nil when it cannot be resolved.
@@ -567,19 +594,12 @@ extension SQLiteBackend {
             return KeyringSlot(store: "sqlite " + String(cString: real))
         }
 
-        /// Notes which file `path` names now (right after the connection opened it).
-        func noteFile(_ path: String) {
-            var info = stat()
-            file = stat(path, &info) == 0 ? (path, UInt64(info.st_dev), UInt64(info.st_ino)) : nil
-        }
-
         /// Under the write lock: the store's path still names the file this connection opened. Another copy of
         /// the store moved over the path (or the file removed) while this writer waited would otherwise take
         /// its writes into a file nobody can reach any more, and the copy's items would look lost.
         private func requireSameFile() throws(SecureStoreError) {
             guard let file else { return }
-            var info = stat()
-            guard stat(file.path, &info) == 0, UInt64(info.st_dev) == file.device, UInt64(info.st_ino) == file.inode else {
+            guard FileIdentity(file.path) == file.identity else {
                 throw SecureStoreError(.notAvailable, "The store file \(file.path) was replaced or removed by another "
                     + "program since this one opened it; nothing was written. Check what is at that path now, then run "
                     + "the command again.")
@@ -708,5 +728,19 @@ extension SQLiteBackend {
             sealer = newSealer
             epoch = newCheck
         }
+    }
+}
+
+/// A file's device and inode: which file a path names at one moment.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The file `path` names now (a symbolic link followed); nil when there is none.
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }
