@@ -97,9 +97,16 @@ func restartUnlocked() {
         ?? "printf '%s' \"$SECURESTORE_KEYRING_PASSWORD\" | gnome-keyring-daemon --replace --unlock --components=secrets >/dev/null 2>&1"
     _ = shell(command, capture: false)
     waitFor(true)
-    for _ in 0..<200 where !shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets \(collectionPath()) "
-                                  + "org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked")
-                                  .contains("boolean false") {
+    waitForCollection(locked: false)
+}
+
+/// Waits (up to 10 s) until the default collection is locked or unlocked as `locked` says.
+func waitForCollection(locked: Bool) {
+    let path = collectionPath()
+    for _ in 0..<200 {
+        if shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets \(path) "
+                 + "org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked")
+            .contains("boolean \(locked)") { return }
         usleep(50_000)
     }
 }
@@ -353,11 +360,7 @@ case "locked":
        prompt.hasPrefix("/org/freedesktop/secrets/prompt/") {
         _ = shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets \(prompt) org.freedesktop.Secret.Prompt.Prompt string:")
     }
-    for _ in 0..<100 where !shell("dbus-send --session --print-reply --dest=org.freedesktop.secrets \(collectionPath()) "
-                                  + "org.freedesktop.DBus.Properties.Get string:org.freedesktop.Secret.Collection string:Locked")
-                                  .contains("boolean true") {
-        usleep(50_000)
-    }
+    waitForCollection(locked: true)
     step("lockedCopy") { () throws(SecureStoreError) in _ = try store?.items(matching: query) }
     step("lockedMissing") { () throws(SecureStoreError) in
         _ = try store?.items(matching: ItemQuery(.genericPassword, [.service: "probe", .account: "missing"]))
