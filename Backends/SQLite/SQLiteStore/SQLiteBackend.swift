@@ -121,14 +121,14 @@ public final class SQLiteBackend: StorageBackend {
         var full = false
         do throws(SecureStoreError) {
             connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
-                                             readOnly: readOnly)
+                                             readOnly: readOnly, checked: FileIdentity(info))
         } catch {
             if !readOnly, error.code == .io, Files.isFull(folder.isEmpty ? "." : folder) {
                 // A full disk: SQLite cannot even make its shared-memory file to read (it says "disk I/O error").
                 // Read without writing anything; a write then says the disk is full.
                 do throws(SecureStoreError) {
                     connection = try Connection.open(path: path, key: key, cost: passphraseCost, busyMilliseconds: ms,
-                                                     readOnly: true)
+                                                     readOnly: true, checked: FileIdentity(info))
                 } catch where error.code == .io || error.code == .notAvailable {
                     throw SecureStoreError(.io, "The disk holding \(path) is full (no space left on the device), and "
                         + "reading this store needs SQLite's shared-memory file (-shm) next to it. Free some space, "
@@ -531,8 +531,10 @@ extension SQLiteBackend {
         }
 
         /// Opens an existing store; nothing is written before the key check passed.
+        /// - Parameter checked: the file the caller's owner and mode checks saw at `path`: a different file opened
+        ///   (one moved over the path between the checks and the open) is refused, never read.
         static func open(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32,
-                         readOnly: Bool = false) throws(SecureStoreError) -> Connection
+                         readOnly: Bool = false, checked: FileIdentity? = nil) throws(SecureStoreError) -> Connection
         {
             // The file SQLite opened is the one the path named before and after the open (a store moved over
             // the path in between would otherwise be checked against the wrong file by every write).
@@ -550,6 +552,11 @@ extension SQLiteBackend {
                         + "another program while this one opened it; nothing was read or written. Try again.")
                 }
             } while true
+            if let checked, identity != checked {
+                db.close()
+                throw SecureStoreError(.notAvailable, "The store file \(path) was replaced by another program between "
+                    + "this one's checks of it and its opening; nothing was read or written. Try again.")
+            }
             if try !readingSchema(path, { () throws(SecureStoreError) in try hasSchema(db) }) {
                 guard try readingSchema(path, { () throws(SecureStoreError) in
                     try integer(db, "SELECT count(*) FROM sqlite_master")
@@ -740,6 +747,11 @@ struct FileIdentity: Equatable, Sendable {
     init?(_ path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
+
+    /// The file `info` describes.
+    init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }
