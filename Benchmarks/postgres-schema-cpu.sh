@@ -5,9 +5,9 @@
 # implicit transaction; a lookup: the select by unique key), and the cluster's CPU time (the postmaster, its
 # live children and its reaped ones, from /proc) is read before and after each run. CPU time, unlike wall
 # time, hardly moves with the other load on a shared machine.
-# Usage: scripts/with-postgres.sh Benchmarks/postgres-schema-cpu.sh [ROWS] [TRANSACTIONS] [ROUNDS]
+# Usage: [TARGETS="floor s4 s3"] scripts/with-postgres.sh Benchmarks/postgres-schema-cpu.sh [ROWS] [TRANSACTIONS] [ROUNDS]
 set -euo pipefail
-rows="${1:-10000}"; tx="${2:-20000}"; rounds="${3:-3}"
+rows="${1:-10000}"; tx="${2:-20000}"; rounds="${3:-3}"; targets="${TARGETS:-floor s3 s4}"
 url="$SECURESTORE_TEST_POSTGRES_URL"
 export PGPASSWORD="$SECURESTORE_TEST_POSTGRES_PASSWORD"
 bin="$(dirname "$SECURESTORE_TEST_POSTGRES_PG_CTL")"
@@ -95,12 +95,24 @@ cat > "$work/lookup-floor.sql" <<SQL
 SELECT value FROM floor WHERE namespace = 'securestore-bench'::text AND khash = sha256(('u' || :k)::bytea);
 SQL
 
+# Deterministic figures first: the tables' index sizes, and the shared buffers one add and one lookup touch
+# (EXPLAIN ANALYZE, BUFFERS: the plan's top line, after the plan was cached by a first execution).
+psql -At -c "SELECT 'index bytes: schema 3 ' || pg_indexes_size('s3.securestore_items') || ', schema 4 ' || pg_indexes_size('s4.securestore_items') || ', floor ' || pg_indexes_size('floor') || ' (' || (SELECT count(*) FROM pg_indexes WHERE schemaname = 's3' AND tablename = 'securestore_items') || ', ' || (SELECT count(*) FROM pg_indexes WHERE schemaname = 's4' AND tablename = 'securestore_items') || ', ' || (SELECT count(*) FROM pg_indexes WHERE tablename = 'floor') || ' indexes)'"
+for target in floor s3 s4; do
+  for op in add lookup; do
+    statement="$(grep -v -e '^\\' -e advisory "$work/$op-$target.sql" | sed "s/:r/12345/g; s/:k/777/g")"
+    hits="$(psql -At -c "SET search_path = public; $statement" -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${statement%;}" \
+      | grep -m1 'Buffers:' | sed 's/^ *//')"
+    echo "$target $op: $hits"
+  done
+done
+
 hz=$(getconf CLK_TCK)
 echo "rows $rows, $tx transactions a run, $rounds rounds; server CPU µs per operation (wall µs per operation, pgbench)"
 for op in lookup add; do
   for round in $(seq "$rounds"); do
     line="$op round $round:"
-    for target in floor s3 s4; do
+    for target in $targets; do
       before=$(ticks)
       latency=$("$bin/pgbench" -n -M prepared -c 1 -t "$tx" -f "$work/$op-$target.sql" "$url" 2>/dev/null | sed -n 's/^latency average = \([0-9.]*\) ms/\1/p')
       sleep 0.3
