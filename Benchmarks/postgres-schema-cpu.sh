@@ -75,7 +75,7 @@ cat > "$work/add-s4.sql" <<SQL
 \set r random(1, 2000000000)
 \startpipeline
 SELECT pg_advisory_xact_lock(42);
-INSERT INTO s4.securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret) SELECT 10::bigint, $insert_values WHERE EXISTS (SELECT 1 FROM s4.securestore_meta WHERE ns = 10::bigint AND k = 'check' AND v = '\x0102'::bytea) ON CONFLICT DO NOTHING RETURNING id;
+INSERT INTO s4.securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret) SELECT 10::bigint, $insert_values WHERE EXISTS (SELECT 1 FROM s4.securestore_meta WHERE ns = 10::bigint AND k = 'check' AND v = '\x0102'::bytea) ON CONFLICT (ns, ukey) DO NOTHING RETURNING id;
 \endpipeline
 SQL
 cat > "$work/add-floor.sql" <<SQL
@@ -96,13 +96,14 @@ SELECT value FROM floor WHERE namespace = 'securestore-bench'::text AND khash = 
 SQL
 
 # Deterministic figures first: the tables' index sizes, and the shared buffers one add and one lookup touch
-# (EXPLAIN ANALYZE, BUFFERS: the plan's top line, after the plan was cached by a first execution).
+# (EXPLAIN ANALYZE, BUFFERS: the plan's top line, five times, after two executions warmed the session).
 psql -At -c "SELECT 'index bytes: schema 3 ' || pg_indexes_size('s3.securestore_items') || ', schema 4 ' || pg_indexes_size('s4.securestore_items') || ', floor ' || pg_indexes_size('floor') || ' (' || (SELECT count(*) FROM pg_indexes WHERE schemaname = 's3' AND tablename = 'securestore_items') || ', ' || (SELECT count(*) FROM pg_indexes WHERE schemaname = 's4' AND tablename = 'securestore_items') || ', ' || (SELECT count(*) FROM pg_indexes WHERE tablename = 'floor') || ' indexes)'"
 for target in floor s3 s4; do
   for op in add lookup; do
     statement="$(grep -v -e '^\\' -e advisory "$work/$op-$target.sql" | sed "s/:r/12345/g; s/:k/777/g")"
-    hits="$(psql -At -c "SET search_path = public; $statement" -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${statement%;}" \
-      | grep -m1 'Buffers:' | sed 's/^ *//')"
+    explain=(-c "SELECT '--'" -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) ${statement%;}")
+    hits="$(psql -At -c "$statement" -c "$statement" "${explain[@]}" "${explain[@]}" "${explain[@]}" "${explain[@]}" "${explain[@]}" \
+      | awk '/^--$/ { take = 1; next } take && /Buffers:/ { sub(/^ *Buffers: shared /, ""); printf "%s; ", $0; take = 0 }')"
     echo "$target $op: $hits"
   done
 done

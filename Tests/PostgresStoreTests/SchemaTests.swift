@@ -210,6 +210,9 @@ struct PostgresSchemaTests {
                     PREPARE s(\(statement.types)) AS \(statement.sql);
                     EXPLAIN (COSTS OFF) EXECUTE s(\(statement.values));
                     """]), as: UTF8.self)
+                if statement.sql == PostgresExecutor.guardedInsert {
+                    #expect(plan.contains("Conflict Arbiter Indexes: securestore_items_ukey\n"), "\(mode): \(plan)")
+                }
                 if statement.index == "any" {
                     #expect(plan.contains("Index Scan on securestore_items_") || plan.contains("Index Scan using securestore_items_"),
                             "\(statement.name), \(mode): \(plan)")

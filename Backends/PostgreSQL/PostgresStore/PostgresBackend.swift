@@ -209,7 +209,7 @@ public final class PostgresBackend: StorageBackend {
     /// One round trip: a reader's single statement runs on its own (one statement sees one snapshot, as the
     /// transaction would); a writer's add (a find by one unique key that finds nothing, then the insert of a
     /// record with that key) is sent as an empty statement, the namespace's lock and an insert that happens
-    /// only if the stored key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`),
+    /// only if the stored key epoch is still this object's and no row has the key (`ON CONFLICT (ns, ukey) DO NOTHING`),
     /// one implicit transaction the server commits at the pipeline's sync (no BEGIN, no COMMIT). When
     /// the insert did not happen (a row with the key exists, or the namespace was re-keyed), nothing was
     /// written, and `body` runs again in a transaction, which reads the row or the epoch and gives the
@@ -539,7 +539,7 @@ public final class PostgresBackend: StorageBackend {
 /// happen: the lock is taken by the first statement and held to the commit, and the insert's snapshot is
 /// taken after it (READ COMMITTED: a snapshot per statement), so, as in a transaction, no other writer of
 /// the namespace runs between the "find" and
-/// the insert; `ON CONFLICT DO NOTHING` inserts nothing when a row with the key exists, which is exactly
+/// the insert; `ON CONFLICT (ns, ukey) DO NOTHING` inserts nothing when a row with the key exists, which is exactly
 /// when the find would have found one. Anything else (a second statement, an update, a delete, an insert
 /// that did not happen) sets ``needsTransaction`` and throws, and the backend runs the call again in a
 /// transaction; nothing was written.
@@ -614,11 +614,14 @@ struct PostgresExecutor: SealedTableExecutor {
     }
 
     /// The guarded insert of a writer's add: the layout's insert, done only when the namespace's key check is
-    /// still `$9` and no row has its unique key (or reference). Its `RETURNING` row says it happened.
+    /// still `$9` and no row has its unique key. Its `RETURNING` row says it happened. The unique-key index is
+    /// its only arbiter (`ON CONFLICT (ns, ukey)`), so the server probes only that index before inserting,
+    /// not the primary key and the reference index too: a row with the same reference (a copy imported
+    /// again) fails with 23505, `duplicateItem`, the answer the transaction's plain insert gives it.
     static let guardedInsert = "INSERT INTO securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret) "
         + "SELECT $1::bigint, $2::bigint, $3::bytea, $4::bytea, $5::bytea, $6::bytea, $7::bytea, $8::bytea "
         + "WHERE EXISTS (SELECT 1 FROM securestore_meta WHERE ns = $1::bigint AND k = 'check' AND v = $9::bytea) "
-        + "ON CONFLICT DO NOTHING RETURNING id"
+        + "ON CONFLICT (ns, ukey) DO NOTHING RETURNING id"
 
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
         if let speculation {
