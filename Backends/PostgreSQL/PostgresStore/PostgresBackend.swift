@@ -398,7 +398,7 @@ public final class PostgresBackend: StorageBackend {
                 let current = try version()
                 if let current, current < schemaVersion {
                     try SealedTableLayout.checkSchemaVersion(current, supported: schemaVersion, place: "database")
-                    try db.execute(upgradeDDL(from: current))
+                    try db.execute(upgradeDDL)
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 } else if current == nil {
                     try db.execute(schemaDDL)
@@ -443,11 +443,10 @@ public final class PostgresBackend: StorageBackend {
         CREATE INDEX IF NOT EXISTS securestore_items_acct ON securestore_items(ns, acct, cls, id);
         """
 
-    /// The statements that turn a schema of version `from` (1 to 3) into version 4, in the caller's
-    /// transaction: the `secret` column (versions 1 and 2), then every namespace name gets its numeric id
-    /// and every row that id instead of the name; row ids (so insertion order) and the id sequence stay.
-    static func upgradeDDL(from: Int64) -> String {
-        """
+    /// The statements that turn a schema of version 1, 2 or 3 into version 4, in the caller's transaction: the
+    /// `secret` column (versions 1 and 2), then every namespace name gets its numeric id and every row that id
+    /// instead of the name; row ids (so insertion order) and the id sequence stay.
+    static let upgradeDDL = """
         ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS secret bytea;
         CREATE TABLE securestore_namespaces(
             id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL,
@@ -468,7 +467,6 @@ public final class PostgresBackend: StorageBackend {
         CREATE INDEX securestore_items_svc ON securestore_items(ns, svc, cls, id);
         CREATE INDEX securestore_items_acct ON securestore_items(ns, acct, cls, id);
         """
-    }
 
     /// The sealed-table statements of the rows of the namespace with id `namespaceID`.
     static func layout(namespaceID: Int64) -> SealedTableLayout {

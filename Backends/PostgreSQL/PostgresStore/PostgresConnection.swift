@@ -532,15 +532,6 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         return try Self.rows(result)
     }
 
-    /// `text` as an SQL string literal, quoted and escaped by libpq for this connection's encoding.
-    func literal(_ text: String) throws(SecureStoreError) -> String {
-        guard let quoted = PQescapeLiteral(conn, text, text.utf8.count) else {
-            throw .param("namespace", "PostgreSQL cannot quote this value: \(oneLine(String(cString: PQerrorMessage(conn))))")
-        }
-        defer { PQfreemem(quoted) }
-        return String(cString: quoted)
-    }
-
     /// Commits the open transaction; throws when the server rolled it back instead (an earlier statement
     /// failed), so a caller never takes a rollback for a commit, and `outcomeUnknown` when the commit may
     /// have happened without being confirmed (the deadline passed during a synchronous-replication wait, or
