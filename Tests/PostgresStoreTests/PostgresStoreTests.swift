@@ -106,7 +106,7 @@ struct PostgresStoreTests {
         try store.update(ItemQuery(.genericPassword, generic(markers[0], markers[1])),
                          with: ItemChanges([.description: .string(markers[2])]))
         var dump = Data()
-        for table in ["securestore_items", "securestore_meta", "securestore_schema"] {
+        for table in ["securestore_items", "securestore_meta", "securestore_schema", "securestore_namespaces"] {
             dump += try Server.psql(["-c", "COPY (SELECT * FROM \(table)) TO STDOUT WITH (FORMAT binary)"])
             dump += try Server.psql(["-At", "-c", "SELECT * FROM \(table)"])
         }
@@ -119,7 +119,7 @@ struct PostgresStoreTests {
             "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
             as: UTF8.self)
         #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "id:bigint,namespace:text,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea")
+                == "id:bigint,ns:integer,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea")
     }
 
     @Test("the database enforces uniqueness: a second row with the same key is refused as duplicateItem")
@@ -128,11 +128,11 @@ struct PostgresStoreTests {
         let store = try Server.store(namespace: ns, key: randomKey())
         try store.add(NewItem(.genericPassword, generic("u", "v"), data: Data()), returning: [])
         let dup = try Server.psql(["-At", "-c",
-            "SELECT count(*) FROM pg_indexes WHERE tablename = 'securestore_items' AND schemaname = current_schema() AND indexdef LIKE 'CREATE UNIQUE INDEX%(namespace, ukey)'"])
+            "SELECT count(*) FROM pg_indexes WHERE tablename = 'securestore_items' AND schemaname = current_schema() AND indexdef LIKE 'CREATE UNIQUE INDEX%(ns, ukey)'"])
         #expect(String(decoding: dup, as: UTF8.self).hasPrefix("1"))
         // The row copied under a new id and ref: the unique index refuses it.
         let copy = try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", try Server.url(), "-c",
-            "INSERT INTO securestore_items(namespace, cls, ref, ukey, svc, acct, blob) SELECT namespace, cls, ref || '\\x00'::bytea, ukey, svc, acct, blob FROM securestore_items WHERE namespace = '\(ns)'"],
+            "INSERT INTO securestore_items(ns, cls, ref, ukey, svc, acct, blob) SELECT ns, cls, ref || '\\x00'::bytea, ukey, svc, acct, blob FROM securestore_items WHERE \(Server.scope(ns))"],
             environment: ["PGPASSWORD": ProcessInfo.processInfo.environment[Server.passwordEnv] ?? ""])
         #expect(copy.status != 0)
         #expect(failure { () throws(SecureStoreError) in
@@ -151,7 +151,7 @@ struct PostgresStoreTests {
         }
         #expect(dup?.code == .duplicateItem)
         #expect(dup?.message.contains("with the same uniqueness key already exists") == true, "the core's message: \(String(describing: dup))")
-        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE namespace = '\(ns)'"])
+        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE \(Server.scope(ns))"])
         #expect(String(decoding: rows, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         // A find by the full key inside an update or delete is asked, not assumed empty.
         #expect(try second.update(ItemQuery(.genericPassword, generic("o", "a")), with: ItemChanges(data: Data("3".utf8))) == 1)
@@ -212,26 +212,6 @@ struct PostgresStoreTests {
         #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
     }
 
-    @Test("a schema 2 database is upgraded to 3 on first use (the secret column added, the version row written)")
-    func schemaUpgrade() throws {
-        let schema = "u\(UInt64.random(in: 0...UInt64.max))"
-        _ = try Server.psql(["-c", "CREATE SCHEMA \(schema)"])
-        let url = try Server.url() + "?options=-csearch_path%3D\(schema)"
-        let key = randomKey()
-        _ = try Server.store(namespace: "ns", key: key, url: url)
-        // Back to the tables of schema 2 (no item yet: items of format 2 are read as they are).
-        _ = try Server.psql(["-c", "ALTER TABLE \(schema).securestore_items DROP COLUMN secret; "
-            + "DELETE FROM \(schema).securestore_schema; INSERT INTO \(schema).securestore_schema VALUES (2)"])
-        let store = try Server.store(namespace: "ns", key: key, url: url)
-        try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data("x".utf8)))
-        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "v"), returning: .data))?.data
-                == Data("x".utf8))
-        let version = try Server.psql(["-At", "-c", "SELECT max(version) FROM \(schema).securestore_schema"])
-        #expect(String(decoding: version, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "3")
-        let secrets = try Server.psql(["-At", "-c", "SELECT count(secret) FROM \(schema).securestore_items"])
-        #expect(String(decoding: secrets, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
-    }
-
     @Test("a row altered on the server is detected: decode error, no wrong data")
     func tamper() throws {
         let ns = Server.freshNamespace("tamper")
@@ -241,7 +221,7 @@ struct PostgresStoreTests {
         // Swap the two sealed blobs: each is intact but bound to the other row.
         _ = try Server.psql(["-c", """
             UPDATE securestore_items i SET blob = o.blob FROM securestore_items o
-            WHERE i.namespace = '\(ns)' AND o.namespace = '\(ns)' AND i.id <> o.id
+            WHERE i.\(Server.scope(ns)) AND o.\(Server.scope(ns)) AND i.id <> o.id
             """])
         let swapped = failure { () throws(SecureStoreError) in
             _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
@@ -391,7 +371,7 @@ extension PostgresTimeoutTests {
         // Another writer (as a rekey elsewhere does) takes the lock, then replaces the key check and commits
         // while the add below waits for the lock.
         guard let (holder, held) = try Server.holdWriterLock(ns, then: "SELECT pg_sleep(1.5); "
-            + "UPDATE securestore_meta SET v = '\\x00'::bytea || v WHERE namespace = '\(ns)' AND k = 'check';") else {
+            + "UPDATE securestore_meta SET v = '\\x00'::bytea || v WHERE \(Server.scope(ns)) AND k = 'check';") else {
             Issue.record("cannot start psql")
             return
         }
@@ -405,7 +385,7 @@ extension PostgresTimeoutTests {
         #expect(refused?.code == .authFailed, "\(String(describing: refused))")
         #expect(refused?.message.contains("re-keyed") == true, "\(String(describing: refused))")
         _ = reap(holder, timeout: .seconds(30))
-        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE namespace = '\(ns)'"])
+        let rows = try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE \(Server.scope(ns))"])
         #expect(String(decoding: rows, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1",
                 "only the first item's row")
     }

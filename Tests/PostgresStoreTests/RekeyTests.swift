@@ -21,9 +21,9 @@ struct PostgresRekeyTests {
         for i in 0..<30 {
             try store.add(NewItem(.genericPassword, generic("rk", "a\(i)"), data: Data("s\(i)".utf8)), returning: [])
         }
-        let before = try Server.psql(["-At", "-c", "SELECT string_agg(encode(blob, 'hex'), ',' ORDER BY id) FROM securestore_items WHERE namespace = '\(ns)'"])
+        let before = try Server.psql(["-At", "-c", "SELECT string_agg(encode(blob, 'hex'), ',' ORDER BY id) FROM securestore_items WHERE \(Server.scope(ns))"])
         try store.rekey(to: .raw(new))
-        let after = try Server.psql(["-At", "-c", "SELECT string_agg(encode(blob, 'hex'), ',' ORDER BY id) FROM securestore_items WHERE namespace = '\(ns)'"])
+        let after = try Server.psql(["-At", "-c", "SELECT string_agg(encode(blob, 'hex'), ',' ORDER BY id) FROM securestore_items WHERE \(Server.scope(ns))"])
         #expect(before != after, "every blob was sealed again")
         // The same store object goes on with the new key.
         try store.add(NewItem(.genericPassword, generic("rk", "later"), data: Data("l".utf8)), returning: [])

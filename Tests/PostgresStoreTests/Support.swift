@@ -57,6 +57,11 @@ enum Server {
         return (pid, held)
     }
 
+    /// The SQL condition selecting the rows of `namespace` (by its numeric id, schema 4).
+    static func scope(_ namespace: String) -> String {
+        "ns = (SELECT id FROM securestore_namespaces WHERE name = '\(namespace)')"
+    }
+
     /// Runs `psql` as the database owner (the test role) and returns its stdout.
     static func psql(_ args: [String]) throws -> Data {
         try run("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", try url()] + args,

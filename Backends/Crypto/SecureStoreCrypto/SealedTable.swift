@@ -94,7 +94,7 @@ package struct RowColumns {
 }
 
 /// How one SQL database lays out the sealed records of one store: its table names, its placeholder style and
-/// an optional scope column (PostgreSQL's `namespace`, bound as the first parameter of every statement). Every
+/// an optional scope column (PostgreSQL's numeric namespace id `ns`, bound as the first parameter of every statement). Every
 /// statement the layer runs is built here once.
 ///
 /// Table shape (see Backends/SQLite/FORMAT.md): `items(id, cls, ref, ukey, svc, acct, blob, secret)` with `id`
@@ -134,13 +134,13 @@ package final class SealedTableLayout: Sendable {
     let updatesOnlyChangedIndexes: Bool
 
     /// - Parameters:
-    ///   - scope: the column and value every row of this store carries (`("namespace", "team")`), nil for a
+    ///   - scope: the column and value every row of this store carries (`("ns", .integer(3))`), nil for a
     ///     table that holds one store.
     ///   - numbered: `$1`-style placeholders (PostgreSQL) instead of `?` (SQLite).
     ///   - secretColumn: whether the table has the `secret` column (schema 3); without it the layout only reads.
-    package init(items: String, meta: String, scope: (column: String, value: String)?, numbered: Bool,
+    package init(items: String, meta: String, scope: (column: String, value: TableValue)?, numbered: Bool,
                  updatesOnlyChangedIndexes: Bool, secretColumn: Bool = true) {
-        self.scope = scope.map { .text($0.value) }
+        self.scope = scope.map(\.value)
         self.numbered = numbered
         self.updatesOnlyChangedIndexes = updatesOnlyChangedIndexes
         let first = scope == nil ? 1 : 2

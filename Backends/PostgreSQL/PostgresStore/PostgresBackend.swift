@@ -20,16 +20,19 @@ public import SecureStoreCrypto
 /// synchronous standby that did not answer in time, a connection lost during COMMIT) is `outcomeUnknown`.
 /// A lost connection is re-opened on the next call.
 public final class PostgresBackend: StorageBackend {
-    /// The schema version this code creates and reads (`securestore_schema.version`). Versions 1 and 2 are
-    /// upgraded to 3 on first use, in one transaction, by adding the `secret` column and the version row: rows
-    /// written before keep their record format (the secret inside) and are read as they are; each is written
-    /// in format 3 when it is next replaced, or by a rekey (see MAPPING.md).
-    public static let schemaVersion: Int64 = 3
+    /// The schema version this code creates and reads (`securestore_schema.version`). Versions 1 to 3 are
+    /// upgraded to 4 on first use, in one transaction under the schema lock: the `secret` column is added
+    /// (versions 1 and 2: rows written before keep their record format, the secret inside, and are read as
+    /// they are; each is written in format 3 when it is next replaced, or by a rekey), and the namespace text
+    /// of every row is replaced by its numeric id in `securestore_namespaces` (version 4; see MAPPING.md).
+    public static let schemaVersion: Int64 = 4
     /// The default number of connections one backend keeps.
     public static let defaultPoolSize = 4
 
     /// The namespace this store's items live in (several stores may share one database).
     public let namespace: String
+    /// The namespace's numeric id (`securestore_namespaces.id`): the `ns` column of its rows.
+    let namespaceID: Int64
     /// How many connections this backend opens at most (concurrent callers beyond it wait for one).
     public let poolSize: Int
     private let target: PostgresConnection.Target
@@ -100,8 +103,6 @@ public final class PostgresBackend: StorageBackend {
         self.poolSize = poolSize
         self.lockKey = Self.advisoryLockKey(namespace: namespace)
         lockStatement = "SELECT pg_advisory_xact_lock(\(Self.advisoryLockKey(namespace: namespace)))"
-        let layout = Self.layout(namespace: namespace)
-        self.layout = layout
         var options = PostgresConnection.Options()
         options.connectTimeoutMilliseconds = try milliseconds(connectTimeout, "connectTimeout")
         options.statementTimeoutMilliseconds = try milliseconds(statementTimeout, "statementTimeout")
@@ -120,8 +121,10 @@ public final class PostgresBackend: StorageBackend {
         connection.wasUsed = true
         do throws(SecureStoreError) {
             try Self.ensureSchema(connection, creating: creatingStore)
-            let (sealer, check) = try Self.openNamespace(connection, layout: layout, lockKey: lockKey, key: key,
-                                                         cost: passphraseCost, creating: creatingStore)
+            let (id, sealer, check) = try Self.openNamespace(connection, namespace: namespace, lockKey: lockKey,
+                                                             key: key, cost: passphraseCost, creating: creatingStore)
+            namespaceID = id
+            layout = Self.layout(namespaceID: id)
             keys = Locked(Keys(sealer: sealer, check: check))
         } catch {
             pool.checkin(connection.isOpen && !connection.inTransaction ? connection : nil)
@@ -199,22 +202,6 @@ public final class PostgresBackend: StorageBackend {
         keys.withLock { $0 = Keys(sealer: newSealer, check: newCheck) }
     }
 
-    /// The bytes of a hex string (as `encode(…, 'hex')` returns), nil for anything else.
-    static func bytes(hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        var i = 0
-        while i < digits.count {
-            guard let high = UInt8(String(UnicodeScalar(digits[i])), radix: 16),
-                  let low = UInt8(String(UnicodeScalar(digits[i + 1])), radix: 16) else { return nil }
-            out.append(high << 4 | low)
-            i += 2
-        }
-        return out
-    }
-
     /// Runs `body` on a pooled connection, first in one round trip (``PostgresExecutor/Speculation``), and in
     /// one transaction when that does not fit: a writer then first takes the namespace's lock and checks the
     /// key epoch.
@@ -222,7 +209,7 @@ public final class PostgresBackend: StorageBackend {
     /// One round trip: a reader's single statement runs on its own (one statement sees one snapshot, as the
     /// transaction would); a writer's add (a find by one unique key that finds nothing, then the insert of a
     /// record with that key) is sent as an empty statement, the namespace's lock and an insert that happens
-    /// only if the stored key epoch is still this object's and no row has the key (`ON CONFLICT DO NOTHING`),
+    /// only if the stored key epoch is still this object's and no row has the key (`ON CONFLICT (ns, ukey) DO NOTHING`),
     /// one implicit transaction the server commits at the pipeline's sync (no BEGIN, no COMMIT). When
     /// the insert did not happen (a row with the key exists, or the namespace was re-keyed), nothing was
     /// written, and `body` runs again in a transaction, which reads the row or the epoch and gives the
@@ -279,9 +266,13 @@ public final class PostgresBackend: StorageBackend {
                                             holding: writing ? [] : ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"])
             do throws(SecureStoreError) {
                 if writing {
-                    let rows = try connection.execute("BEGIN; SELECT pg_advisory_xact_lock(\(lockKey)); "
-                        + "SELECT encode(v, 'hex') FROM securestore_meta WHERE namespace = \(try connection.literal(namespace)) AND k = 'check'")
-                    if case .text(let hex)? = rows.rows.first?.first { stored = Self.bytes(hex: hex) }
+                    // Three prepared statements in one pipeline (one round trip).
+                    let answers = try connection.pipeline([
+                        PostgresConnection.Step(sql: "BEGIN", params: []),
+                        PostgresConnection.Step(sql: lockStatement, params: []),
+                        PostgresConnection.Step(sql: layout.selectCheck, params: [.integer(namespaceID)]),
+                    ], commit: false)
+                    if case .blob(let v)? = answers.last?.rows.first?.first { stored = v }
                 }
                 // A reader's BEGIN travels with its first statement (the executor holds it).
             } catch {
@@ -385,9 +376,9 @@ public final class PostgresBackend: StorageBackend {
     /// The lock held while the schema is created.
     static let schemaLockKey = advisoryLockKey(namespace: "") ^ 0x5c4e_3a11
 
-    /// Creates the tables on first use (under an advisory lock, so racing first users create them once)
-    /// and checks the version (a version 1 schema is marked version 2: same tables, records of both versions
-    /// are read). Touches nothing when the current schema is already there.
+    /// Creates the tables on first use, and upgrades an older schema (versions 1 to 3) to this one, in one
+    /// transaction under an advisory lock (so racing first users create or upgrade it once). Touches nothing
+    /// when the current schema is already there.
     static func ensureSchema(_ db: PostgresConnection, creating: Bool = true) throws(SecureStoreError) {
         func version() throws(SecureStoreError) -> Int64? {
             let present = try db.query("SELECT to_regclass('securestore_schema') IS NOT NULL")
@@ -406,29 +397,16 @@ public final class PostgresBackend: StorageBackend {
                 try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(schemaLockKey)])
                 let current = try version()
                 if let current, current < schemaVersion {
-                    try db.execute("ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS secret bytea")
+                    try SealedTableLayout.checkSchemaVersion(current, supported: schemaVersion, place: "database")
+                    try db.execute(upgradeDDL)
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 } else if current == nil {
-                    try db.execute("""
-                        CREATE TABLE IF NOT EXISTS securestore_schema(version bigint NOT NULL);
-                        CREATE TABLE IF NOT EXISTS securestore_meta(
-                            namespace text NOT NULL, k text NOT NULL, v bytea NOT NULL, PRIMARY KEY (namespace, k));
-                        CREATE TABLE IF NOT EXISTS securestore_items(
-                            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                            namespace text NOT NULL, cls bigint NOT NULL,
-                            ref bytea NOT NULL, ukey bytea NOT NULL, svc bytea NOT NULL, acct bytea NOT NULL,
-                            blob bytea NOT NULL, secret bytea,
-                            CONSTRAINT securestore_items_ukey UNIQUE (namespace, ukey),
-                            CONSTRAINT securestore_items_ref UNIQUE (namespace, ref));
-                        CREATE INDEX IF NOT EXISTS securestore_items_cls ON securestore_items(namespace, cls, id);
-                        CREATE INDEX IF NOT EXISTS securestore_items_svc ON securestore_items(namespace, svc, cls, id);
-                        CREATE INDEX IF NOT EXISTS securestore_items_acct ON securestore_items(namespace, acct, cls, id);
-                        """)
+                    try db.execute(schemaDDL)
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 }
-                try db.execute("COMMIT")
+                try db.commit()
             } catch {
-                if db.isOpen { _ = try? db.execute("ROLLBACK") }
+                if db.isOpen, db.inTransaction { _ = try? db.execute("ROLLBACK") }
                 throw error
             }
             found = try version()
@@ -442,33 +420,98 @@ public final class PostgresBackend: StorageBackend {
         }
     }
 
-    /// The sealed-table statements of `namespace`'s rows.
-    static func layout(namespace: String) -> SealedTableLayout {
-        SealedTableLayout(items: "securestore_items", meta: "securestore_meta", scope: ("namespace", namespace),
+    /// The tables and indexes of schema 4 (MAPPING.md). Every index is one a statement's plan uses (tested
+    /// with `EXPLAIN`): the primary key `(ns, id)` serves the finds by namespace and by class (in id order) and
+    /// the rekey's update by id, the two unique indexes the finds and writes by unique key and by reference,
+    /// and the service and account indexes the finds by class and service or account.
+    static let schemaDDL = """
+        CREATE TABLE IF NOT EXISTS securestore_schema(version bigint NOT NULL);
+        CREATE TABLE IF NOT EXISTS securestore_namespaces(
+            id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL,
+            CONSTRAINT securestore_namespaces_name UNIQUE (name));
+        CREATE TABLE IF NOT EXISTS securestore_meta(
+            ns integer NOT NULL, k text NOT NULL, v bytea NOT NULL, PRIMARY KEY (ns, k));
+        CREATE TABLE IF NOT EXISTS securestore_items(
+            id bigint GENERATED ALWAYS AS IDENTITY,
+            ns integer NOT NULL, cls bigint NOT NULL,
+            ref bytea NOT NULL, ukey bytea NOT NULL, svc bytea NOT NULL, acct bytea NOT NULL,
+            blob bytea NOT NULL, secret bytea,
+            CONSTRAINT securestore_items_pkey PRIMARY KEY (ns, id),
+            CONSTRAINT securestore_items_ukey UNIQUE (ns, ukey),
+            CONSTRAINT securestore_items_ref UNIQUE (ns, ref));
+        CREATE INDEX IF NOT EXISTS securestore_items_svc ON securestore_items(ns, svc, cls, id);
+        CREATE INDEX IF NOT EXISTS securestore_items_acct ON securestore_items(ns, acct, cls, id);
+        """
+
+    /// The statements that turn a schema of version 1, 2 or 3 into version 4, in the caller's transaction: the
+    /// `secret` column (versions 1 and 2), then every namespace name gets its numeric id and every row that id
+    /// instead of the name; row ids (so insertion order) and the id sequence stay.
+    static let upgradeDDL = """
+        ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS secret bytea;
+        CREATE TABLE securestore_namespaces(
+            id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL,
+            CONSTRAINT securestore_namespaces_name UNIQUE (name));
+        INSERT INTO securestore_namespaces(name)
+            SELECT namespace FROM securestore_meta UNION SELECT namespace FROM securestore_items ORDER BY 1;
+        ALTER TABLE securestore_meta ADD COLUMN ns integer;
+        UPDATE securestore_meta m SET ns = n.id FROM securestore_namespaces n WHERE n.name = m.namespace;
+        ALTER TABLE securestore_meta DROP COLUMN namespace, ALTER COLUMN ns SET NOT NULL,
+            ADD CONSTRAINT securestore_meta_pkey PRIMARY KEY (ns, k);
+        ALTER TABLE securestore_items ADD COLUMN ns integer;
+        UPDATE securestore_items i SET ns = n.id FROM securestore_namespaces n WHERE n.name = i.namespace;
+        ALTER TABLE securestore_items DROP CONSTRAINT securestore_items_pkey, DROP COLUMN namespace,
+            ALTER COLUMN ns SET NOT NULL,
+            ADD CONSTRAINT securestore_items_pkey PRIMARY KEY (ns, id),
+            ADD CONSTRAINT securestore_items_ukey UNIQUE (ns, ukey),
+            ADD CONSTRAINT securestore_items_ref UNIQUE (ns, ref);
+        CREATE INDEX securestore_items_svc ON securestore_items(ns, svc, cls, id);
+        CREATE INDEX securestore_items_acct ON securestore_items(ns, acct, cls, id);
+        """
+
+    /// The sealed-table statements of the rows of the namespace with id `namespaceID`.
+    static func layout(namespaceID: Int64) -> SealedTableLayout {
+        SealedTableLayout(items: "securestore_items", meta: "securestore_meta", scope: ("ns", .integer(namespaceID)),
                           numbered: true, updatesOnlyChangedIndexes: false)
     }
 
-    /// The sealer for `key` in the layout's namespace: checked against the stored key check (an existing
-    /// namespace never gets a new key file), or on first use with a new key check and passphrase parameters
-    /// stored under the namespace's advisory lock.
-    static func openNamespace(_ db: PostgresConnection, layout: SealedTableLayout, lockKey: Int64, key: StoreKey,
-                              cost: PassphraseCost, creating: Bool = true) throws(SecureStoreError) -> (RecordSealer, [UInt8])
+    /// The numeric id of `namespace`, the sealer for `key` in it, and its key check: checked against the
+    /// stored key check (an existing namespace never gets a new key file), or on first use with the
+    /// namespace's id, a new key check and passphrase parameters stored under the namespace's advisory lock.
+    static func openNamespace(_ db: PostgresConnection, namespace: String, lockKey: Int64, key: StoreKey,
+                              cost: PassphraseCost, creating: Bool = true)
+        throws(SecureStoreError) -> (id: Int64, sealer: RecordSealer, check: [UInt8])
     {
-        let executor = PostgresExecutor(connection: db)
-        if let opened = try layout.openKeyCheck(executor, key: key, cost: cost) { return opened }
+        let selectID = "SELECT id FROM securestore_namespaces WHERE name = $1"
+        func knownID() throws(SecureStoreError) -> Int64? {
+            if case .integer(let id)? = try db.query(selectID, [.text(namespace)]).rows.first?.first { return id }
+            return nil
+        }
+        if let id = try knownID() {
+            let executor = PostgresExecutor(connection: db)
+            if let opened = try layout(namespaceID: id).openKeyCheck(executor, key: key, cost: cost) {
+                return (id, opened.sealer, opened.epoch)
+            }
+        }
         guard creating else {
             throw SecureStoreError(.itemNotFound, "The namespace has no store at \(db.endpoint) yet: nothing has been stored in it.")
         }
         try db.execute("BEGIN")
         do throws(SecureStoreError) {
             try db.query("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey)])
-            if let opened = try layout.openKeyCheck(executor, key: key, cost: cost) {
-                try db.execute("COMMIT")
-                return opened
+            try db.query("INSERT INTO securestore_namespaces(name) VALUES ($1) ON CONFLICT (name) DO NOTHING",
+                         [.text(namespace)])
+            guard let id = try knownID() else {
+                throw SecureStoreError(.internalError, "The namespace's id could not be stored at \(db.endpoint).")
             }
-            let created = try layout.createKeyCheck(executor, key: key, cost: cost, what: "The namespace")
+            let scoped = layout(namespaceID: id)
+            let executor = PostgresExecutor(connection: db)
+            if let opened = try scoped.openKeyCheck(executor, key: key, cost: cost) {
+                try db.commit()
+                return (id, opened.sealer, opened.epoch)
+            }
+            let created = try scoped.createKeyCheck(executor, key: key, cost: cost, what: "The namespace")
             try db.commit()
-            return created
+            return (id, created.sealer, created.epoch)
         } catch {
             if db.isOpen, db.inTransaction { _ = try? db.execute("ROLLBACK") }
             throw error
@@ -494,7 +537,7 @@ public final class PostgresBackend: StorageBackend {
 /// happen: the lock is taken by the first statement and held to the commit, and the insert's snapshot is
 /// taken after it (READ COMMITTED: a snapshot per statement), so, as in a transaction, no other writer of
 /// the namespace runs between the "find" and
-/// the insert; `ON CONFLICT DO NOTHING` inserts nothing when a row with the key exists, which is exactly
+/// the insert; `ON CONFLICT (ns, ukey) DO NOTHING` inserts nothing when a row with the key exists, which is exactly
 /// when the find would have found one. Anything else (a second statement, an update, a delete, an insert
 /// that did not happen) sets ``needsTransaction`` and throws, and the backend runs the call again in a
 /// transaction; nothing was written.
@@ -569,11 +612,14 @@ struct PostgresExecutor: SealedTableExecutor {
     }
 
     /// The guarded insert of a writer's add: the layout's insert, done only when the namespace's key check is
-    /// still `$9` and no row has its unique key (or reference). Its `RETURNING` row says it happened.
-    static let guardedInsert = "INSERT INTO securestore_items(namespace, cls, ref, ukey, svc, acct, blob, secret) "
-        + "SELECT $1::text, $2::bigint, $3::bytea, $4::bytea, $5::bytea, $6::bytea, $7::bytea, $8::bytea "
-        + "WHERE EXISTS (SELECT 1 FROM securestore_meta WHERE namespace = $1::text AND k = 'check' AND v = $9::bytea) "
-        + "ON CONFLICT DO NOTHING RETURNING id"
+    /// still `$9` and no row has its unique key. Its `RETURNING` row says it happened. The unique-key index is
+    /// its only arbiter (`ON CONFLICT (ns, ukey)`), so the server probes only that index before inserting,
+    /// not the primary key and the reference index too: a row with the same reference (a copy imported
+    /// again) fails with 23505, `duplicateItem`, the answer the transaction's plain insert gives it.
+    static let guardedInsert = "INSERT INTO securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret) "
+        + "SELECT $1::bigint, $2::bigint, $3::bytea, $4::bytea, $5::bytea, $6::bytea, $7::bytea, $8::bytea "
+        + "WHERE EXISTS (SELECT 1 FROM securestore_meta WHERE ns = $1::bigint AND k = 'check' AND v = $9::bytea) "
+        + "ON CONFLICT (ns, ukey) DO NOTHING RETURNING id"
 
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
         if let speculation {

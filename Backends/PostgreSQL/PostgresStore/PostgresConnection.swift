@@ -532,21 +532,17 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         return try Self.rows(result)
     }
 
-    /// `text` as an SQL string literal, quoted and escaped by libpq for this connection's encoding.
-    func literal(_ text: String) throws(SecureStoreError) -> String {
-        guard let quoted = PQescapeLiteral(conn, text, text.utf8.count) else {
-            throw .param("namespace", "PostgreSQL cannot quote this value: \(oneLine(String(cString: PQerrorMessage(conn))))")
-        }
-        defer { PQfreemem(quoted) }
-        return String(cString: quoted)
-    }
-
     /// Commits the open transaction; throws when the server rolled it back instead (an earlier statement
     /// failed), so a caller never takes a rollback for a commit, and `outcomeUnknown` when the commit may
     /// have happened without being confirmed (the deadline passed during a synchronous-replication wait, or
-    /// the connection broke while COMMIT was in flight).
+    /// the connection broke while COMMIT was in flight). `COMMIT` is a prepared statement too: the first one
+    /// on a connection is prepared in the same round trip (a pipeline), the later ones only executed.
     func commit() throws(SecureStoreError) {
-        let result = try roundTrip(.commit) { PQsendQuery(conn, "COMMIT") }
+        guard let name = preparedName("COMMIT") else {
+            _ = try pipeline([], commit: true)
+            return
+        }
+        let result = try roundTrip(.commit) { sendPrepared(name, []) }
         defer { if let result { PQclear(result) } }
         do throws(SecureStoreError) {
             try check(result)
