@@ -531,31 +531,18 @@ extension SQLiteBackend {
         }
 
         /// Opens an existing store; nothing is written before the key check passed.
-        /// - Parameter checked: the file the caller's owner and mode checks saw at `path`: a different file opened
-        ///   (one moved over the path between the checks and the open) is refused, never read.
+        /// - Parameter checked: the file the caller's owner and mode checks saw at `path`. The path must name it
+        ///   right before and right after SQLite opens it: a file moved over the path meanwhile is refused, never
+        ///   read (every later write would otherwise be checked against the wrong file).
         static func open(path: String, key: StoreKey, cost: PassphraseCost, busyMilliseconds: Int32,
-                         readOnly: Bool = false, checked: FileIdentity? = nil) throws(SecureStoreError) -> Connection
+                         readOnly: Bool = false, checked: FileIdentity) throws(SecureStoreError) -> Connection
         {
-            // The file SQLite opened is the one the path named before and after the open (a store moved over
-            // the path in between would otherwise be checked against the wrong file by every write).
-            var attempts = 0
-            var db: SQLiteConnection
-            var identity: FileIdentity?
-            repeat {
-                attempts += 1
-                identity = FileIdentity(path)
-                db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
-                if identity != nil, FileIdentity(path) == identity { break }
+            let before = FileIdentity(path)
+            let db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds, readOnly: readOnly)
+            guard before == checked, FileIdentity(path) == checked else {
                 db.close()
-                guard attempts < 3 else {
-                    throw SecureStoreError(.notAvailable, "The store file \(path) kept being replaced or removed by "
-                        + "another program while this one opened it; nothing was read or written. Try again.")
-                }
-            } while true
-            if let checked, identity != checked {
-                db.close()
-                throw SecureStoreError(.notAvailable, "The store file \(path) was replaced by another program between "
-                    + "this one's checks of it and its opening; nothing was read or written. Try again.")
+                throw SecureStoreError(.notAvailable, "The store file \(path) was replaced or removed by another program "
+                    + "while this one checked and opened it; nothing was read or written. Try again.")
             }
             if try !readingSchema(path, { () throws(SecureStoreError) in try hasSchema(db) }) {
                 guard try readingSchema(path, { () throws(SecureStoreError) in
@@ -575,7 +562,7 @@ extension SQLiteBackend {
                 throw SecureStoreError(.authFailed, "The key or passphrase does not open this store.")
             }
             let connection = Connection(db: db, sealer: opened.sealer, epoch: opened.epoch, version: version)
-            if !readOnly, let identity { connection.file = (path, identity) }
+            if !readOnly { connection.file = (path, checked) }
             try connection.configure(readOnly: readOnly)
             return connection
         }
