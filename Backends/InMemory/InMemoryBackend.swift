@@ -163,8 +163,8 @@ public final class InMemoryBackend: StorageBackend {
         private mutating func file(_ record: ItemRecord, at slot: Int) {
             slotOf[record.persistentRef] = slot
             slotByKey[record.uniqueKey] = slot
-            for name in Self.indexed where record.itemClass.attributes.contains(name) {
-                if let key = ValueKey(record.itemClass, name, record.attributes[name]) {
+            for name in Self.indexed where record.itemClass.defines(name) {
+                if let key = ValueKey(record.itemClass, name, record[name]) {
                     slotsByValue[key, default: []].insertSorted(slot)
                 }
             }
@@ -173,8 +173,8 @@ public final class InMemoryBackend: StorageBackend {
         private mutating func unfile(_ record: ItemRecord, at slot: Int) {
             if slotOf[record.persistentRef] == slot { slotOf[record.persistentRef] = nil }
             if slotByKey[record.uniqueKey] == slot { slotByKey[record.uniqueKey] = nil }
-            for name in Self.indexed where record.itemClass.attributes.contains(name) {
-                if let key = ValueKey(record.itemClass, name, record.attributes[name]),
+            for name in Self.indexed where record.itemClass.defines(name) {
+                if let key = ValueKey(record.itemClass, name, record[name]),
                    slotsByValue[key]?.removeSorted(slot) == true, slotsByValue[key]?.isEmpty == true {
                     slotsByValue[key] = nil
                 }

@@ -39,8 +39,13 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     /// text. Apple's codes are four bytes; `keyType` and `type` share their code, so their word.
     private let packed: UInt64
 
-    init(_ code: StaticString, _ name: StaticString, _ kind: AttributeKind) {
+    /// The attribute's bit in a class's set of attributes (``ItemClass/defines(_:)``): one per code.
+    private let bit: UInt64
+
+    init(_ code: StaticString, _ name: StaticString, _ kind: AttributeKind, bit: Int) {
         precondition(code.utf8CodeUnitCount <= 8, "An attribute code is Apple's four-character code.")
+        precondition(bit < 64, "Every attribute code has a bit of its own.")
+        self.bit = 1 << UInt64(bit)
         codeText = code
         nameText = name
         self.kind = kind
@@ -59,59 +64,78 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     /// Codes of up to eight bytes pack without loss, so equal words are equal codes.
     public static func == (a: AttributeName, b: AttributeName) -> Bool { a.packed == b.packed }
     public static func < (a: AttributeName, b: AttributeName) -> Bool { a.code < b.code }
+    /// Byte order of the codes (what ``ItemRecord`` keeps and the sealed format writes): the packed words
+    /// compared, which is byte order for codes of up to eight bytes without a 0 byte (every code).
+    package func sortsBefore(_ other: AttributeName) -> Bool { packed < other.packed }
+
+    /// The record slot of the attributes every query reads (``ItemRecord``), else nil.
+    package var fixedSlot: Int? {
+        guard packed & 0xFFFF_FFFF == 0 else { return nil }   // a code longer than four bytes: none is fixed
+        return switch packed >> 32 {
+        case 0x70646D6E: 0   // pdmn
+        case 0x61677270: 1   // agrp
+        case 0x73796E63: 2   // sync
+        case 0x63646174: 3   // cdat
+        case 0x6D646174: 4   // mdat
+        case 0x73766365: 5   // svce
+        case 0x73727672: 6   // srvr
+        case 0x61636374: 7   // acct
+        default: nil
+        }
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(packed) }
     public var description: String { "\(name) (\(code))" }
 
     // Every class.
-    public static let accessible = AttributeName("pdmn", "accessible", .text)
-    public static let accessGroup = AttributeName("agrp", "accessGroup", .text)
-    public static let synchronizable = AttributeName("sync", "synchronizable", .bool)
-    public static let creationDate = AttributeName("cdat", "creationDate", .date)
-    public static let modificationDate = AttributeName("mdat", "modificationDate", .date)
-    public static let label = AttributeName("labl", "label", .text)
+    public static let accessible = AttributeName("pdmn", "accessible", .text, bit: 0)
+    public static let accessGroup = AttributeName("agrp", "accessGroup", .text, bit: 1)
+    public static let synchronizable = AttributeName("sync", "synchronizable", .bool, bit: 2)
+    public static let creationDate = AttributeName("cdat", "creationDate", .date, bit: 3)
+    public static let modificationDate = AttributeName("mdat", "modificationDate", .date, bit: 4)
+    public static let label = AttributeName("labl", "label", .text, bit: 5)
     // Passwords.
-    public static let description = AttributeName("desc", "description", .text)
-    public static let comment = AttributeName("icmt", "comment", .text)
-    public static let creator = AttributeName("crtr", "creator", .number)
-    public static let type = AttributeName("type", "type", .number)
-    public static let isInvisible = AttributeName("invi", "isInvisible", .bool)
-    public static let isNegative = AttributeName("nega", "isNegative", .bool)
-    public static let account = AttributeName("acct", "account", .text)
-    public static let service = AttributeName("svce", "service", .text)
-    public static let generic = AttributeName("gena", "generic", .data)
-    public static let securityDomain = AttributeName("sdmn", "securityDomain", .text)
-    public static let server = AttributeName("srvr", "server", .text)
-    public static let `protocol` = AttributeName("ptcl", "protocol", .numberOrText)
-    public static let authenticationType = AttributeName("atyp", "authenticationType", .textOrNumber)
-    public static let port = AttributeName("port", "port", .number)
-    public static let path = AttributeName("path", "path", .text)
+    public static let description = AttributeName("desc", "description", .text, bit: 6)
+    public static let comment = AttributeName("icmt", "comment", .text, bit: 7)
+    public static let creator = AttributeName("crtr", "creator", .number, bit: 8)
+    public static let type = AttributeName("type", "type", .number, bit: 9)
+    public static let isInvisible = AttributeName("invi", "isInvisible", .bool, bit: 10)
+    public static let isNegative = AttributeName("nega", "isNegative", .bool, bit: 11)
+    public static let account = AttributeName("acct", "account", .text, bit: 12)
+    public static let service = AttributeName("svce", "service", .text, bit: 13)
+    public static let generic = AttributeName("gena", "generic", .data, bit: 14)
+    public static let securityDomain = AttributeName("sdmn", "securityDomain", .text, bit: 15)
+    public static let server = AttributeName("srvr", "server", .text, bit: 16)
+    public static let `protocol` = AttributeName("ptcl", "protocol", .numberOrText, bit: 17)
+    public static let authenticationType = AttributeName("atyp", "authenticationType", .textOrNumber, bit: 18)
+    public static let port = AttributeName("port", "port", .number, bit: 19)
+    public static let path = AttributeName("path", "path", .text, bit: 20)
     // Certificates.
-    public static let certificateType = AttributeName("ctyp", "certificateType", .number)
-    public static let certificateEncoding = AttributeName("cenc", "certificateEncoding", .number)
-    public static let subject = AttributeName("subj", "subject", .data)
-    public static let issuer = AttributeName("issr", "issuer", .data)
-    public static let serialNumber = AttributeName("slnr", "serialNumber", .data)
-    public static let subjectKeyID = AttributeName("skid", "subjectKeyID", .data)
-    public static let publicKeyHash = AttributeName("pkhh", "publicKeyHash", .data)
+    public static let certificateType = AttributeName("ctyp", "certificateType", .number, bit: 21)
+    public static let certificateEncoding = AttributeName("cenc", "certificateEncoding", .number, bit: 22)
+    public static let subject = AttributeName("subj", "subject", .data, bit: 23)
+    public static let issuer = AttributeName("issr", "issuer", .data, bit: 24)
+    public static let serialNumber = AttributeName("slnr", "serialNumber", .data, bit: 25)
+    public static let subjectKeyID = AttributeName("skid", "subjectKeyID", .data, bit: 26)
+    public static let publicKeyHash = AttributeName("pkhh", "publicKeyHash", .data, bit: 27)
     // Keys.
-    public static let keyClass = AttributeName("kcls", "keyClass", .number)
-    public static let applicationLabel = AttributeName("klbl", "applicationLabel", .data)
-    public static let isPermanent = AttributeName("perm", "isPermanent", .bool)
-    public static let applicationTag = AttributeName("atag", "applicationTag", .data)
-    public static let keyType = AttributeName("type", "keyType", .number)
-    public static let keySizeInBits = AttributeName("bsiz", "keySizeInBits", .number)
-    public static let effectiveKeySize = AttributeName("esiz", "effectiveKeySize", .number)
-    public static let canEncrypt = AttributeName("encr", "canEncrypt", .bool)
-    public static let canDecrypt = AttributeName("decr", "canDecrypt", .bool)
-    public static let canDerive = AttributeName("drve", "canDerive", .bool)
-    public static let canSign = AttributeName("sign", "canSign", .bool)
-    public static let canVerify = AttributeName("vrfy", "canVerify", .bool)
-    public static let canWrap = AttributeName("wrap", "canWrap", .bool)
-    public static let canUnwrap = AttributeName("unwp", "canUnwrap", .bool)
-    public static let isSensitive = AttributeName("sens", "isSensitive", .bool)
-    public static let isExtractable = AttributeName("extr", "isExtractable", .bool)
-    public static let startDate = AttributeName("sdat", "startDate", .date)
-    public static let endDate = AttributeName("edat", "endDate", .date)
+    public static let keyClass = AttributeName("kcls", "keyClass", .number, bit: 28)
+    public static let applicationLabel = AttributeName("klbl", "applicationLabel", .data, bit: 29)
+    public static let isPermanent = AttributeName("perm", "isPermanent", .bool, bit: 30)
+    public static let applicationTag = AttributeName("atag", "applicationTag", .data, bit: 31)
+    public static let keyType = AttributeName("type", "keyType", .number, bit: 9)
+    public static let keySizeInBits = AttributeName("bsiz", "keySizeInBits", .number, bit: 32)
+    public static let effectiveKeySize = AttributeName("esiz", "effectiveKeySize", .number, bit: 33)
+    public static let canEncrypt = AttributeName("encr", "canEncrypt", .bool, bit: 34)
+    public static let canDecrypt = AttributeName("decr", "canDecrypt", .bool, bit: 35)
+    public static let canDerive = AttributeName("drve", "canDerive", .bool, bit: 36)
+    public static let canSign = AttributeName("sign", "canSign", .bool, bit: 37)
+    public static let canVerify = AttributeName("vrfy", "canVerify", .bool, bit: 38)
+    public static let canWrap = AttributeName("wrap", "canWrap", .bool, bit: 39)
+    public static let canUnwrap = AttributeName("unwp", "canUnwrap", .bool, bit: 40)
+    public static let isSensitive = AttributeName("sens", "isSensitive", .bool, bit: 41)
+    public static let isExtractable = AttributeName("extr", "isExtractable", .bool, bit: 42)
+    public static let startDate = AttributeName("sdat", "startDate", .date, bit: 43)
+    public static let endDate = AttributeName("edat", "endDate", .date, bit: 44)
 
     static let common: [AttributeName] = [
         .accessible, .accessGroup, .synchronizable, .creationDate, .modificationDate, .label,
@@ -139,6 +163,27 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     private static let certificateAttributes = Set(common + certificateOnly)
     private static let keyAttributes = Set(common + keyOnly)
     private static let identityAttributes = Set(common + certificateOnly + keyOnly)
+
+    // The same sets as bits: whether a class defines an attribute is one AND (no hashing), on every attribute of
+    // every add, query and update.
+    private static let genericPasswordBits = bits(of: genericPasswordAttributes)
+    private static let internetPasswordBits = bits(of: internetPasswordAttributes)
+    private static let certificateBits = bits(of: certificateAttributes)
+    private static let keyBits = bits(of: keyAttributes)
+    private static let identityBits = bits(of: identityAttributes)
+
+    private static func bits(of names: Set<AttributeName>) -> UInt64 { names.reduce(0) { $0 | $1.bit } }
+
+    static func isDefined(_ name: AttributeName, by itemClass: ItemClass) -> Bool {
+        let bits = switch itemClass {
+        case .genericPassword: genericPasswordBits
+        case .internetPassword: internetPasswordBits
+        case .certificate: certificateBits
+        case .key: keyBits
+        case .identity: identityBits
+        }
+        return bits & name.bit != 0
+    }
 
     static func attributes(of itemClass: ItemClass) -> Set<AttributeName> {
         switch itemClass {

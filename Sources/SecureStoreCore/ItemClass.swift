@@ -40,6 +40,9 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, Custom
     /// The attributes this class defines (an attribute outside this set gives errSecNoSuchAttr).
     public var attributes: Set<AttributeName> { AttributeName.attributes(of: self) }
 
+    /// Whether this class defines `name`: `attributes.contains(name)` without hashing.
+    public func defines(_ name: AttributeName) -> Bool { AttributeName.isDefined(name, by: self) }
+
     /// The attributes that together make an item unique within this class, in a fixed order.
     public var uniquenessKey: [AttributeName] { AttributeName.uniqueness(of: self) }
 

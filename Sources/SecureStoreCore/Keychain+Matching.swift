@@ -5,7 +5,7 @@ import Foundation
 extension Keychain {
     func duplicate(_ record: ItemRecord) -> SecureStoreError {
         let key = record.itemClass.uniquenessKey.map { name -> String in
-            let value = record.attributes[name] ?? name.defaultValue
+            let value = record[name] ?? name.defaultValue
             return "\(name.name)=\(value.map { String(describing: $0) } ?? "nil")"
         }.joined(separator: ", ")
         return SecureStoreError(.duplicateItem,
@@ -44,10 +44,10 @@ extension Keychain {
         if query.keyDecides, let keys = query.filter.uniqueKeys, keys.contains(record.uniqueKey) { return true }
         if let ref = query.filter.persistentRef, record.persistentRef != ref { return false }
         if let c = query.itemClass, record.itemClass != c { return false }
-        guard let group = record.attributes[.accessGroup]?.text, query.groups.contains(group) else { return false }
-        if let sync = query.synchronizable, (record.attributes[.synchronizable]?.integer == 1) != sync { return false }
+        guard let group = record[.accessGroup]?.text, query.groups.contains(group) else { return false }
+        if let sync = query.synchronizable, (record[.synchronizable]?.integer == 1) != sync { return false }
         for (name, wanted) in query.attributes {
-            guard let have = record.attributes[name] ?? name.defaultValue,
+            guard let have = record[name] ?? name.defaultValue,
                   Self.equal(have, wanted, kind: name.kind, caseInsensitive: query.caseInsensitive)
             else { return false }
         }

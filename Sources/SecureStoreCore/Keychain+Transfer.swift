@@ -28,9 +28,9 @@ extension Keychain: RecordTransfer {
         var keys = Set<UniqueKey>()
         var refs = Set<PersistentRef>()
         for record in records {
-            guard let group = record.attributes[.accessGroup]?.text, configuration.accessGroups.contains(group) else {
+            guard let group = record[.accessGroup]?.text, configuration.accessGroups.contains(group) else {
                 throw SecureStoreError(.missingEntitlement,
-                    "An item belongs to access group \(record.attributes[.accessGroup].map { "\($0)" } ?? "none"), "
+                    "An item belongs to access group \(record[.accessGroup].map { "\($0)" } ?? "none"), "
                     + "which this store was not given; configure the target store with it.", parameter: "agrp")
             }
             guard keys.insert(record.uniqueKey).inserted, refs.insert(record.persistentRef).inserted else {

@@ -9,24 +9,27 @@ extension Keychain {
     func newRecord(_ item: NewItem) throws(SecureStoreError) -> ItemRecord {
         let given = try validate(item.attributes, for: item.itemClass, writing: true)
         try StoreLimits.checkSecret(item.data?.count ?? 0)
-        // One copy with room for the store's five (`reserveCapacity` is not specialized: it hashes through
-        // witness tables, ~2.4 k instructions for two attributes).
-        var attributes = [AttributeName: AttributeValue](minimumCapacity: given.count + 5)
-        for (name, value) in given { attributes[name] = value }
-        if given[.accessGroup] == nil {
-            attributes[.accessGroup] = .string(configuration.accessGroups[0])
+        // The record's attributes straight into its entries (no dictionary): what was given, but the dates,
+        // which are the store's, then the store's defaults for what was not given.
+        var entries: [ItemRecord.Entry] = []
+        entries.reserveCapacity(given.count + 5)
+        var hasGroup = false, hasAccessible = false, hasSync = false
+        for (name, value) in given {
+            if name == .creationDate || name == .modificationDate { continue }
+            if name == .accessGroup { hasGroup = true }
+            if name == .accessible { hasAccessible = true }
+            if name == .synchronizable { hasSync = true }
+            entries.append(ItemRecord.Entry(name, value))
         }
-        if given[.accessible] == nil {
-            attributes[.accessible] = .string(item.itemClass.defaultAccessibility.rawValue)
+        if !hasGroup { entries.append(ItemRecord.Entry(.accessGroup, .string(configuration.accessGroups[0]))) }
+        if !hasAccessible {
+            entries.append(ItemRecord.Entry(.accessible, .string(item.itemClass.defaultAccessibility.rawValue)))
         }
-        if given[.synchronizable] == nil {
-            attributes[.synchronizable] = .bool(false)
-        }
+        if !hasSync { entries.append(ItemRecord.Entry(.synchronizable, .bool(false))) }
         let now = configuration.clock()
-        attributes[.creationDate] = .date(now)
-        attributes[.modificationDate] = .date(now)
-        return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, attributes: attributes,
-                          data: item.data)
+        entries.append(ItemRecord.Entry(.creationDate, .date(now)))
+        entries.append(ItemRecord.Entry(.modificationDate, .date(now)))
+        return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, unsorted: entries, data: item.data)
     }
 
     func normalizeChanges(_ changes: ItemChanges, itemClass: ItemClass?) throws(SecureStoreError)
@@ -49,15 +52,16 @@ extension Keychain {
     func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool = false)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
-        let defined = itemClass?.attributes
         var normalized = attributes
+        var group: AttributeValue?
         for (name, value) in attributes {
-            guard defined?.contains(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
+            guard itemClass?.defines(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
                 throw firstError(attributes, for: itemClass, writing: writing)
             }
             if clean != value { normalized[name] = clean }
+            if name == .accessGroup { group = clean }
         }
-        if let group = normalized[.accessGroup] { try checkGroup(group) }
+        if let group { try checkGroup(group) }
         return normalized
     }
 

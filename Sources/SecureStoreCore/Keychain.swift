@@ -88,17 +88,12 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             var updated: [ItemRecord] = []
             updated.reserveCapacity(found.count)
             for old in found {
-                var attributes = old.attributes
-                for (name, value) in normalized {
-                    guard old.itemClass.attributes.contains(name) else {
-                        throw SecureStoreError(.noSuchAttribute,
-                            "A \(old.itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)
-                    }
-                    attributes[name] = value
+                for name in normalized.keys where !old.itemClass.defines(name) {
+                    throw SecureStoreError(.noSuchAttribute,
+                        "A \(old.itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)
                 }
-                attributes[.modificationDate] = .date(Self.later(than: old.attributes[.modificationDate], now: now))
-                updated.append(ItemRecord(persistentRef: old.persistentRef, itemClass: old.itemClass,
-                                          attributes: attributes, data: changes.data ?? old.data))
+                updated.append(old.updated(normalized, modified: Self.later(than: old[.modificationDate], now: now),
+                                           data: changes.data ?? old.data))
             }
             if touchesKey {
                 try checkCollisions(updated, in: &txn)

@@ -162,56 +162,186 @@ public struct UniqueKey: Hashable, @unchecked Sendable {
 
 /// One stored item, as the core hands it to a backend and gets it back.
 ///
-/// `attributes` always hold accessible, accessGroup, synchronizable and both dates (the core fills them in).
+/// Its attributes always include accessible, accessGroup, synchronizable and both dates (the core fills them in).
+///
+/// **Layout.** The attributes sit in one array in ascending order of their codes (the order the sealed record
+/// format writes and reads them), each once, and the positions of the ones every query and every backend reads
+/// (accessibility, access group, synchronizable, both dates, service, server, account) are fixed slots: reading one
+/// of those is a switch and an array index, any other a short scan, and no attribute dictionary is built on the
+/// way from a backend's table to the caller (``attributes`` builds one on demand, for callers that want it).
 ///
 /// The fields live in one shared, immutable box: a record is copied several times on its way from a backend's
 /// table to the caller (found, filtered, shaped into an ``Item``), and a copy is then one reference count
 /// instead of one per field (attributes, secret, key bytes, reference).
 public struct ItemRecord: Sendable, Hashable {
+    /// One attribute and its value.
+    package struct Entry: Sendable, Hashable {
+        package let name: AttributeName
+        package let value: AttributeValue
+        package init(_ name: AttributeName, _ value: AttributeValue) {
+            self.name = name
+            self.value = value
+        }
+    }
+
     private final class Fields: Sendable {
         let persistentRef: PersistentRef
         let itemClass: ItemClass
-        let attributes: [AttributeName: AttributeValue]
+        /// Ascending by code, each code once.
+        let entries: [Entry]
+        let slots: FixedSlots
         let data: Data?
         let uniqueKey: UniqueKey
 
-        init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
-             data: Data?, uniqueKey: UniqueKey) {
+        init(persistentRef: PersistentRef, itemClass: ItemClass, entries: [Entry], data: Data?) {
             self.persistentRef = persistentRef
             self.itemClass = itemClass
-            self.attributes = attributes
+            self.entries = entries
             self.data = data
-            self.uniqueKey = uniqueKey
+            let slots = FixedSlots(entries)
+            self.slots = slots
+            uniqueKey = UniqueKey(itemClass: itemClass) { name in
+                slots.position(of: name, in: entries).map { entries[$0].value }
+            }
         }
     }
     private let fields: Fields
 
     public var persistentRef: PersistentRef { fields.persistentRef }
     public var itemClass: ItemClass { fields.itemClass }
-    public var attributes: [AttributeName: AttributeValue] { fields.attributes }
     /// The secret (`kSecValueData`): `nil` for an item added without one, which is not the same as an
     /// empty secret (`Data()`).
     public var data: Data? { fields.data }
     /// Computed once from class and attributes.
     public var uniqueKey: UniqueKey { fields.uniqueKey }
 
+    /// The value of one attribute, or nil when the record has none.
+    public subscript(name: AttributeName) -> AttributeValue? {
+        fields.slots.position(of: name, in: fields.entries).map { fields.entries[$0].value }
+    }
+
+    /// Every attribute as a dictionary, built on each call (``subscript(_:)`` reads one attribute without it).
+    public var attributes: [AttributeName: AttributeValue] {
+        var dictionary = [AttributeName: AttributeValue](minimumCapacity: fields.entries.count)
+        for entry in fields.entries { dictionary[entry.name] = entry.value }
+        return dictionary
+    }
+
+    /// How many attributes the record has.
+    public var attributeCount: Int { fields.entries.count }
+
+    /// Calls `body` with each attribute, in ascending byte order of the attributes' codes.
+    public func forEachAttribute(_ body: (AttributeName, AttributeValue) throws -> Void) rethrows {
+        for entry in fields.entries { try body(entry.name, entry.value) }
+    }
+
+    /// The attributes in ascending order of their codes (what the record holds; no copy).
+    package var entries: [Entry] { fields.entries }
+
     public init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
                 data: Data?) {
-        fields = Fields(persistentRef: persistentRef, itemClass: itemClass, attributes: attributes, data: data,
-                        uniqueKey: UniqueKey(itemClass: itemClass) { attributes[$0] })
+        var entries: [Entry] = []
+        entries.reserveCapacity(attributes.count)
+        for (name, value) in attributes { entries.append(Entry(name, value)) }
+        self.init(persistentRef: persistentRef, itemClass: itemClass, unsorted: entries, data: data)
+    }
+
+    /// A record of `entries` in any order, each attribute once (a dictionary's pairs, or built by hand).
+    package init(persistentRef: PersistentRef, itemClass: ItemClass, unsorted entries: [Entry], data: Data?) {
+        var entries = entries
+        Self.sortByCode(&entries)
+        self.init(persistentRef: persistentRef, itemClass: itemClass, ordered: entries, data: data)
+    }
+
+    /// A record of `entries` already in ascending order of their codes, each once (what a decoder reads
+    /// from the sealed format, which it checks). Taken as they are.
+    package init(persistentRef: PersistentRef, itemClass: ItemClass, ordered entries: [Entry], data: Data?) {
+        fields = Fields(persistentRef: persistentRef, itemClass: itemClass, entries: entries, data: data)
+    }
+
+    /// This record with `changes` applied (each attribute set or replaced), `modified` as its modification
+    /// date and `data` as its secret: what an update stores. Reference and class stay.
+    package func updated(_ changes: [AttributeName: AttributeValue], modified: Date, data: Data?) -> ItemRecord {
+        var entries = fields.entries
+        entries.reserveCapacity(entries.count + changes.count)
+        func set(_ name: AttributeName, _ value: AttributeValue) {
+            if let at = entries.firstIndex(where: { $0.name == name }) {
+                entries[at] = Entry(name, value)
+            } else {
+                entries.append(Entry(name, value))
+            }
+        }
+        for (name, value) in changes { set(name, value) }
+        set(.modificationDate, .date(modified))
+        Self.sortByCode(&entries)
+        return ItemRecord(persistentRef: persistentRef, itemClass: itemClass, ordered: entries, data: data)
+    }
+
+    /// Sorts by code (an insertion sort: a record has a handful of attributes, most often nearly in order).
+    private static func sortByCode(_ entries: inout [Entry]) {
+        guard entries.count > 1 else { return }
+        for i in 1..<entries.count {
+            var j = i
+            while j > 0, entries[j].name.sortsBefore(entries[j - 1].name) {
+                entries.swapAt(j, j - 1)   // moves: no value is copied
+                j -= 1
+            }
+        }
     }
 
     public static func == (a: ItemRecord, b: ItemRecord) -> Bool {
         a.fields === b.fields || (a.persistentRef == b.persistentRef && a.itemClass == b.itemClass
-            && a.attributes == b.attributes && a.data == b.data)
+            && a.fields.entries == b.fields.entries && a.data == b.data)
     }
 
-    /// The same fields as the derived hash had (the key follows from class and attributes).
+    /// The same fields as equality compares (the key follows from class and attributes).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(persistentRef)
         hasher.combine(itemClass)
-        hasher.combine(attributes)
+        hasher.combine(fields.entries)
         hasher.combine(data)
+    }
+}
+
+/// Where a record's fixed-slot attributes sit in its entries: one byte each, the position plus one (0: absent).
+private struct FixedSlots: Sendable {
+    private var positions: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+    init(_ entries: [ItemRecord.Entry]) {
+        for (at, entry) in entries.enumerated() where at < 255 {
+            guard let slot = entry.name.fixedSlot else { continue }
+            let byte = UInt8(at + 1)
+            switch slot {
+            case 0: positions.0 = byte
+            case 1: positions.1 = byte
+            case 2: positions.2 = byte
+            case 3: positions.3 = byte
+            case 4: positions.4 = byte
+            case 5: positions.5 = byte
+            case 6: positions.6 = byte
+            default: positions.7 = byte
+            }
+        }
+    }
+
+    /// The position of `name` in `entries`: its slot for a fixed-slot attribute, else a scan.
+    @inline(__always) func position(of name: AttributeName, in entries: [ItemRecord.Entry]) -> Int? {
+        guard let slot = name.fixedSlot else {
+            return entries.firstIndex { $0.name == name }
+        }
+        let byte: UInt8 = switch slot {
+        case 0: positions.0
+        case 1: positions.1
+        case 2: positions.2
+        case 3: positions.3
+        case 4: positions.4
+        case 5: positions.5
+        case 6: positions.6
+        default: positions.7
+        }
+        if byte != 0 { return Int(byte) - 1 }
+        // A record of more than 255 attributes (none the core makes) keeps the late ones unslotted.
+        return entries.count < 255 ? nil : entries.firstIndex { $0.name == name }
     }
 }
 

@@ -223,4 +223,55 @@ struct RepresentationTests {
         for other in [noData, otherRef, otherAttributes] { #expect(a != other) }
         #expect(Set([a, b, copy, noData, otherRef, otherAttributes]).count == 4)
     }
+
+    @Test("class sets as bits: a class defines exactly the attributes of its set; eight attributes have fixed slots")
+    func classBitsAndSlots() {
+        for itemClass in ItemClass.allCases {
+            let set = AttributeName.attributes(of: itemClass)
+            for name in Self.names {
+                #expect(itemClass.defines(name) == set.contains(name), "\(itemClass) \(name)")
+            }
+        }
+        let fixed: [AttributeName] = [.accessible, .accessGroup, .synchronizable, .creationDate, .modificationDate,
+                                      .service, .server, .account]
+        #expect(fixed.map(\.fixedSlot) == Array(0..<8).map { Optional($0) })
+        for name in Self.names where !fixed.contains(name) { #expect(name.fixedSlot == nil, "\(name)") }
+        let sorted = Self.names.sorted { $0.code < $1.code }
+        for (a, b) in zip(sorted, sorted.dropFirst()) where a.code != b.code {
+            #expect(a.sortsBefore(b) && !b.sortsBefore(a), "\(a) \(b)")
+        }
+    }
+
+    @Test("records: every attribute read through its slot or a scan equals the dictionary it was made from")
+    func recordLayout() {
+        var rng = SplitMix64(seed: 0x5107)
+        let values: [AttributeValue] = ["a", "b", .bool(true), .number(7), .data(Data([1, 2])),
+                                        .date(Date(timeIntervalSince1970: 1))]
+        for round in 0..<300 {
+            let itemClass = ItemClass.allCases[round % ItemClass.allCases.count]
+            var attributes: [AttributeName: AttributeValue] = [:]
+            for name in AttributeName.attributes(of: itemClass) where Bool.random(using: &rng) {
+                attributes[name] = values[Int.random(in: 0..<values.count, using: &rng)]
+            }
+            let record = ItemRecord(persistentRef: .random(), itemClass: itemClass, attributes: attributes, data: nil)
+            #expect(record.attributes == attributes && record.attributeCount == attributes.count)
+            for name in Self.names { #expect(record[name] == attributes[name], "\(name)") }
+            var codes: [String] = []
+            record.forEachAttribute { name, _ in codes.append(name.code) }
+            #expect(codes == codes.sorted() && Set(codes).count == codes.count)
+            // An update replaces, adds and stamps the modification date, and keeps the order.
+            var changes: [AttributeName: AttributeValue] = [:]
+            for name in AttributeName.attributes(of: itemClass) where Int.random(in: 0..<4, using: &rng) == 0 {
+                changes[name] = "changed"
+            }
+            let modified = Date(timeIntervalSince1970: 99)
+            let updated = record.updated(changes, modified: modified, data: Data("d".utf8))
+            var expected = attributes.merging(changes) { $1 }
+            expected[.modificationDate] = .date(modified)
+            #expect(updated.attributes == expected && updated.persistentRef == record.persistentRef)
+            for name in Self.names { #expect(updated[name] == expected[name], "\(name)") }
+            #expect(updated == ItemRecord(persistentRef: record.persistentRef, itemClass: itemClass,
+                                          attributes: expected, data: Data("d".utf8)))
+        }
+    }
 }

@@ -38,54 +38,25 @@ package enum RecordCodec {
     package struct Fields {
         let record: ItemRecord
         let withSecret: Bool
-        /// The record's attributes (fetched once: each read of `record.attributes` retains the dictionary).
-        private let dictionary: [AttributeName: AttributeValue]
-        /// The attributes, in byte order of their codes (what `decode` requires): each code packed big-endian
-        /// into an integer, zero-padded (no code holds a 0 byte, so integer order is byte order), with its
-        /// length and its entry in the record's dictionary (no hashing, no copy of a value or a code string).
-        private let attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)]
         /// The encoding's size in bytes.
         package let count: Int
 
         package init(_ record: ItemRecord, withSecret: Bool = false) {
             self.record = record
             self.withSecret = withSecret
-            let dictionary = record.attributes
-            self.dictionary = dictionary
-            var attributes: [(packed: UInt64, length: Int, at: Dictionary<AttributeName, AttributeValue>.Index)] = []
-            attributes.reserveCapacity(dictionary.count)
             var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + record.persistentRef.byteCount + 1 + 4
             if withSecret, let data = record.data { n += 4 + data.count }
-            var long = false
-            var at = dictionary.startIndex
-            while at != dictionary.endIndex {
-                let (name, value) = dictionary[at]
-                var packed: UInt64 = 0, length = 0
-                name.withCodeUTF8 { code in
-                    for byte in code {
-                        if length < 8 { packed |= UInt64(byte) << (56 - 8 * UInt64(length)) }
-                        length += 1
-                    }
-                }
-                long = long || length > 8
-                attributes.append((packed, length, at))
-                n += 4 + length + 1
-                switch value {
+            // The record keeps its attributes in byte order of their codes: the order written (and required
+            // by `decode`), so they are written as they are, without a sort or a copy.
+            for entry in record.entries {
+                n += 4 + entry.name.withCodeUTF8 { $0.count } + 1
+                switch entry.value {
                 case .string(let s): n += 4 + s.utf8.count
                 case .data(let d): n += 4 + d.count
                 case .number, .date: n += 8
                 case .bool: n += 1
                 }
-                dictionary.formIndex(after: &at)
             }
-            if long {   // no such code today: the codes themselves compared
-                attributes.sort {
-                    dictionary[$0.at].key.code.utf8.lexicographicallyPrecedes(dictionary[$1.at].key.code.utf8)
-                }
-            } else {
-                attributes.sort { $0.packed < $1.packed }
-            }
-            self.attributes = attributes
             count = n
         }
 
@@ -101,16 +72,10 @@ package enum RecordCodec {
             } else {
                 w.byte(0)
             }
-            w.u32(UInt32(attributes.count))
-            for (packed, length, at) in attributes {
-                let (name, value) = dictionary[at]
-                if length <= 8 {
-                    w.u32(UInt32(length))
-                    for i in 0..<length { w.byte(UInt8(truncatingIfNeeded: packed >> (56 - 8 * UInt64(i)))) }
-                } else {
-                    w.text(name.code)
-                }
-                switch value {
+            w.u32(UInt32(record.attributeCount))
+            for entry in record.entries {
+                entry.name.withCodeUTF8 { w.bytes(UnsafeRawBufferPointer($0)) }
+                switch entry.value {
                 case .string(let s): w.byte(1); w.text(s)
                 case .data(let d): w.byte(2); w.data(d)
                 case .number(let n): w.byte(3); w.u64(UInt64(bitPattern: n))
@@ -193,9 +158,10 @@ package enum RecordCodec {
             }
         }
         guard let count = r.u32() else { return nil }
-        // `init(minimumCapacity:)`, not `reserveCapacity` (which is not specialized: it hashes through witness
-        // tables when it resizes).
-        var attributes = [AttributeName: AttributeValue](minimumCapacity: min(Int(count), 64))
+        // Read in the record's own order (ascending codes, checked below): the entries become its layout as
+        // they are (`ItemRecord`'s fixed slots), with no dictionary on the way.
+        var entries: [ItemRecord.Entry] = []
+        entries.reserveCapacity(min(Int(count), 64))
         var previous: ArraySlice<UInt8>?
         for _ in 0..<count {
             // Exactly what `encode` writes: attribute codes (not readable names), each once, in byte order
@@ -225,10 +191,10 @@ package enum RecordCodec {
             default:
                 return nil
             }
-            attributes[name] = value
+            entries.append(ItemRecord.Entry(name, value))
         }
         guard r.atEnd else { return nil }
-        return ItemRecord(persistentRef: ref.withUnsafeBytes { PersistentRef(bytes: $0) }, itemClass: cls, attributes: attributes,
+        return ItemRecord(persistentRef: ref.withUnsafeBytes { PersistentRef(bytes: $0) }, itemClass: cls, ordered: entries,
                           data: data)
     }
 

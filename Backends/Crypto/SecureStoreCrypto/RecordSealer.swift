@@ -282,8 +282,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             }
         }
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
-                            svc: attributeIndex(.service, record.attributes[.service]),
-                            acct: attributeIndex(.account, record.attributes[.account]), blob: blob,
+                            svc: attributeIndex(.service, record[.service]),
+                            acct: attributeIndex(.account, record[.account]), blob: blob,
                             secret: sealingSecret ? record.data.map { sealSecret($0, ref: ref) } : nil)
     }
 
@@ -296,8 +296,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         var plain = RecordCodec.encodeWithSecret(record)
         defer { Sodium.zero(&plain) }
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
-                            svc: attributeIndex(.service, record.attributes[.service]),
-                            acct: attributeIndex(.account, record.attributes[.account]),
+                            svc: attributeIndex(.service, record[.service]),
+                            acct: attributeIndex(.account, record[.account]),
                             blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
                             secret: nil)
     }

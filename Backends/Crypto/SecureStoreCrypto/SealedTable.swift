@@ -325,8 +325,8 @@ package struct SealedTable {
         /// update write those columns too.
         static func sameIndexes(_ old: ItemRecord, _ new: ItemRecord) -> Bool {
             old.itemClass == new.itemClass && old.uniqueKey == new.uniqueKey
-                && old.attributes[.service] == new.attributes[.service]
-                && old.attributes[.account] == new.attributes[.account]
+                && old[.service] == new[.service]
+                && old[.account] == new[.account]
         }
     }
 

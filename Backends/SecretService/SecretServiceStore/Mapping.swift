@@ -176,7 +176,7 @@ enum Mapping {
     static func attributes(of record: ItemRecord, namespace: String, sequence: UInt64) -> [String: String] {
         var out = [namespaceKey: namespace, refKeyV4: refAttributeV4(record.persistentRef)]
         for (name, plain) in plainKeys {
-            if let text = plainText(record.attributes[name]) { out[plain] = text }
+            if let text = plainText(record[name]) { out[plain] = text }
         }
         if needsKeyAttribute(record) { out[uniqueKeyKey] = uniqueKeyAttribute(record.uniqueKey) }
         out[recordKeyV4] = PackedRecord.encode(record, sequence: sequence)
@@ -194,14 +194,14 @@ enum Mapping {
     /// attributes, since the core passes the new record with the search (``SecretServiceTransaction/find(_:)``).
     static func needsKeyAttribute(_ record: ItemRecord) -> Bool {
         guard record.itemClass == .genericPassword else { return true }
-        return plainText(record.attributes[.service])?.isEmpty ?? true && plainText(record.attributes[.account])?.isEmpty ?? true
+        return plainText(record[.service])?.isEmpty ?? true && plainText(record[.account])?.isEmpty ?? true
     }
 
     /// The item label shown by keyring tools: the record's label, else service/server and account.
     static func label(of record: ItemRecord) -> String {
-        if let l = record.attributes[.label].flatMap(exactText), isSafe(l), !l.isEmpty { return l }
-        let host = (record.attributes[.service] ?? record.attributes[.server]).flatMap(exactText) ?? ""
-        let account = record.attributes[.account].flatMap(exactText) ?? ""
+        if let l = record[.label].flatMap(exactText), isSafe(l), !l.isEmpty { return l }
+        let host = (record[.service] ?? record[.server]).flatMap(exactText) ?? ""
+        let account = record[.account].flatMap(exactText) ?? ""
         let parts = [host, account].filter { !$0.isEmpty && isSafe($0) }
         return parts.isEmpty ? "SecureStore \(record.itemClass)" : parts.joined(separator: " / ")
     }

@@ -58,16 +58,17 @@ enum PackedRecord {
         guard let classNumber = classes.firstIndex(of: record.itemClass) else { return "" }   // every class is listed
         var header = UInt8(record.data == nil ? 0 : 1) | UInt8(classNumber) << 1
         var skip: Set<AttributeName> = []
-        for (bit, name, value) in implied where record.attributes[name] == value {
+        for (bit, name, value) in implied where record[name] == value {
             header |= bit
             skip.insert(name)
         }
-        if let created = record.attributes[.creationDate], record.attributes[.modificationDate] == created, case .date = created {
+        if let created = record[.creationDate], record[.modificationDate] == created, case .date = created {
             header |= sameDates
             skip.insert(.modificationDate)
         }
         var entries: [(number: UInt8, code: String, value: AttributeValue)] = []
-        for (name, value) in record.attributes where !skip.contains(name) {
+        for entry in record.entries where !skip.contains(entry.name) {
+            let (name, value) = (entry.name, entry.value)
             if case .string(let s) = value, Mapping.isSafe(s), Mapping.plainKeys.contains(where: { $0.0 == name }) { continue }
             entries.append((numberOfCode[name.code] ?? escape, name.code, value))
         }

@@ -59,7 +59,7 @@ public struct SecretServiceTransaction: StorageTransaction {
         // The plain service/account attributes the query names as non-empty text (an item without the
         // attribute matches only the empty default, so narrowing by them cannot miss an item).
         // An add's (or a one-item update's) uniqueness search: the new record's own values.
-        let given = filter.uniquenessOf.map { record in { (name: AttributeName) in record.attributes[name] } }
+        let given = filter.uniquenessOf.map { record in { (name: AttributeName) in record[name] } }
             ?? { filter.equalities[$0] }
         var plain = base
         for (name, key) in [(AttributeName.service, Mapping.plainService), (AttributeName.account, Mapping.plainAccount)] {
@@ -113,7 +113,7 @@ public struct SecretServiceTransaction: StorageTransaction {
             guard secrets else {
                 var known = try Self.decode(item.attributes, Data(), path: path)
                 let r = known.record
-                known.record = ItemRecord(persistentRef: r.persistentRef, itemClass: r.itemClass, attributes: r.attributes, data: nil)
+                known.record = ItemRecord(persistentRef: r.persistentRef, itemClass: r.itemClass, ordered: r.entries, data: nil)
                 out.append(known)
                 continue
             }
