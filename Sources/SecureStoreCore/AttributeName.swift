@@ -185,6 +185,29 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         return bits & name.bit != 0
     }
 
+    // Each class's key attributes but group and sync, as bits (``ItemClass/hasInKey(_:)``).
+    private static let genericPasswordKeyBits = keyBits(genericPasswordKey)
+    private static let internetPasswordKeyBits = keyBits(internetPasswordKey)
+    private static let certificateKeyBits = keyBits(certificateKey)
+    private static let keyKeyBits = keyBits(keyKey)
+
+    private static func keyBits(_ key: [AttributeName]) -> UInt64 {
+        key.filter { $0 != .accessGroup && $0 != .synchronizable }.reduce(0) { $0 | $1.bit }
+    }
+
+    private static func keyBits(of itemClass: ItemClass) -> UInt64 {
+        switch itemClass {
+        case .genericPassword: genericPasswordKeyBits
+        case .internetPassword: internetPasswordKeyBits
+        case .certificate, .identity: certificateKeyBits
+        case .key: keyKeyBits
+        }
+    }
+
+    static func isInKey(_ name: AttributeName, of itemClass: ItemClass) -> Bool { keyBits(of: itemClass) & name.bit != 0 }
+
+    static func keyCountButGroupAndSync(of itemClass: ItemClass) -> Int { keyBits(of: itemClass).nonzeroBitCount }
+
     static func attributes(of itemClass: ItemClass) -> Set<AttributeName> {
         switch itemClass {
         case .genericPassword: genericPasswordAttributes

@@ -46,6 +46,13 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, Custom
     /// The attributes that together make an item unique within this class, in a fixed order.
     public var uniquenessKey: [AttributeName] { AttributeName.uniqueness(of: self) }
 
+    /// Whether `name` is one of ``uniquenessKey`` other than access group and synchronizable (whose values a
+    /// query may leave to the store's defaults): one AND, no hashing.
+    func hasInKey(_ name: AttributeName) -> Bool { AttributeName.isInKey(name, of: self) }
+
+    /// How many of ``uniquenessKey`` are neither access group nor synchronizable.
+    var keyAttributeCountButGroupAndSync: Int { AttributeName.keyCountButGroupAndSync(of: self) }
+
     /// Accessibility used when an add does not say: `ak` (WhenUnlocked), `dk` for certificates.
     public var defaultAccessibility: Accessibility {
         self == .certificate ? .always : .whenUnlocked

@@ -29,7 +29,8 @@ extension Keychain {
         let now = configuration.clock()
         entries.append(ItemRecord.Entry(.creationDate, .date(now)))
         entries.append(ItemRecord.Entry(.modificationDate, .date(now)))
-        return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, unsorted: entries, data: item.data)
+        entries.sort { $0.name.sortsBefore($1.name) }
+        return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, ordered: entries, data: item.data)
     }
 
     func normalizeChanges(_ changes: ItemChanges, itemClass: ItemClass?) throws(SecureStoreError)
@@ -141,17 +142,35 @@ extension Keychain {
             throw .param("itemClass", "The query has no item class; set one (generic password, internet password, …).")
         }
         var attributes = try validate(query.attributes, for: itemClass)
+        // One pass over the named attributes (no hashing): synchronizable and group, and how many of the class's
+        // key attributes (but group and sync) the query names. Most queries name neither group nor sync, and
+        // their attributes are then the query's own dictionary, not a copy.
+        var syncValue: AttributeValue?, groupValue: AttributeValue?
+        var namedKeyAttributes = 0, onlyKeyAttributes = true
+        for (name, value) in attributes {
+            if name == .synchronizable {
+                syncValue = value
+            } else if name == .accessGroup {
+                groupValue = value
+            } else if itemClass.hasInKey(name) {
+                namedKeyAttributes += 1
+            } else {
+                onlyKeyAttributes = false
+            }
+        }
         var synchronizable: Bool? = false
-        if let sync = attributes.removeValue(forKey: .synchronizable) {
+        if let sync = syncValue {
             guard !query.synchronizableAny else {
                 throw .param("synchronizableAny", "The query asks for synchronizable = \(sync) and for any; keep one.")
             }
+            attributes.removeValue(forKey: .synchronizable)
             synchronizable = sync.integer == 1
         } else if query.synchronizableAny {
             synchronizable = nil
         }
         var groups = configuration.accessGroups
-        if let group = attributes.removeValue(forKey: .accessGroup) {
+        if let group = groupValue {
+            attributes.removeValue(forKey: .accessGroup)
             groups = [group.text ?? ""]
         }
         var filter = RecordFilter(itemClass: itemClass)
@@ -160,8 +179,7 @@ extension Keychain {
             filter.equalities = attributes
             // The query names the whole key when it names every key attribute but group and sync (which come
             // from `groups` and `synchronizable`).
-            let key = itemClass.uniquenessKey
-            if key.allSatisfy({ $0 == .accessGroup || $0 == .synchronizable || attributes[$0] != nil }) {
+            if namedKeyAttributes == itemClass.keyAttributeCountButGroupAndSync {
                 var keys: [UniqueKey] = []
                 keys.reserveCapacity(groups.count * (synchronizable == nil ? 2 : 1))
                 for group in groups {
@@ -169,14 +187,18 @@ extension Keychain {
                     var sync = synchronizable ?? false
                     while true {
                         keys.append(UniqueKey(itemClass: itemClass) { name in
-                            name == .accessGroup ? .string(group) : name == .synchronizable ? .bool(sync) : attributes[name]
+                            if name == .accessGroup { return .string(group) }
+                            if name == .synchronizable { return .bool(sync) }
+                            // A scan of the few named attributes costs less than hashing the name.
+                            for (named, value) in attributes where named == name { return value }
+                            return nil
                         })
                         guard synchronizable == nil, !sync else { break }
                         sync = true
                     }
                 }
                 filter.uniqueKeys = keys
-                keyDecides = attributes.keys.allSatisfy { key.contains($0) }
+                keyDecides = onlyKeyAttributes
             }
         }
         return PreparedQuery(itemClass: itemClass, attributes: attributes,

@@ -277,16 +277,9 @@ public struct ItemRecord: Sendable, Hashable {
         return ItemRecord(persistentRef: persistentRef, itemClass: itemClass, ordered: entries, data: data)
     }
 
-    /// Sorts by code (an insertion sort: a record has a handful of attributes, most often nearly in order).
+    /// Sorts by code.
     private static func sortByCode(_ entries: inout [Entry]) {
-        guard entries.count > 1 else { return }
-        for i in 1..<entries.count {
-            var j = i
-            while j > 0, entries[j].name.sortsBefore(entries[j - 1].name) {
-                entries.swapAt(j, j - 1)   // moves: no value is copied
-                j -= 1
-            }
-        }
+        entries.sort { $0.name.sortsBefore($1.name) }
     }
 
     public static func == (a: ItemRecord, b: ItemRecord) -> Bool {

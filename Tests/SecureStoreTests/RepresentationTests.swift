@@ -230,7 +230,11 @@ struct RepresentationTests {
             let set = AttributeName.attributes(of: itemClass)
             for name in Self.names {
                 #expect(itemClass.defines(name) == set.contains(name), "\(itemClass) \(name)")
+                let inKey = itemClass.uniquenessKey.contains(name) && name != .accessGroup && name != .synchronizable
+                #expect(itemClass.hasInKey(name) == inKey, "\(itemClass) \(name)")
             }
+            #expect(itemClass.keyAttributeCountButGroupAndSync
+                    == itemClass.uniquenessKey.filter { $0 != .accessGroup && $0 != .synchronizable }.count)
         }
         let fixed: [AttributeName] = [.accessible, .accessGroup, .synchronizable, .creationDate, .modificationDate,
                                       .service, .server, .account]
