@@ -94,11 +94,21 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(count)
     }
 
-    /// A fresh random reference: 16 bytes from the system's random source (`getrandom`), drawn at the call,
-    /// so no two processes sharing a store (a forked child included) hand out the same bytes.
+    /// A fresh random reference: 16 bytes from the system's random source, drawn at the call, so no two
+    /// processes sharing a store (a forked child included) hand out the same bytes.
+    ///
+    /// One `getentropy` call (the C library's entry to the kernel's `getrandom`, POSIX.1-2024) for the 16 bytes:
+    /// `SystemRandomNumberGenerator` makes one system call per 8 bytes, and those two calls were 0.72 µs of a
+    /// 2.3 µs memory-store add on the benchmark machine (one call: 0.36 µs). Where `getentropy` fails (a kernel
+    /// without `getrandom`), the generator's two calls.
     public static func random() -> PersistentRef {
-        var generator = SystemRandomNumberGenerator()
-        return PersistentRef(words: (generator.next(), generator.next()))
+        var words: (UInt64, UInt64) = (0, 0)
+        let drawn = withUnsafeMutableBytes(of: &words) { getentropy($0.baseAddress, $0.count) } == 0
+        guard drawn else {
+            var generator = SystemRandomNumberGenerator()
+            return PersistentRef(words: (generator.next(), generator.next()))
+        }
+        return PersistentRef(words: words)
     }
 
     public var description: String { data.map { String(format: "%02x", $0) }.joined() }
