@@ -354,8 +354,11 @@ public struct RecordFilter: Sendable, Hashable {
     /// `uniqueKeys`: a backend may narrow by its key's attribute values. `nil` for every other search.
     public var uniquenessOf: ItemRecord?
     /// Whether the caller reads the records' secrets. `false` for a read whose results carry no data (a listing,
-    /// attributes or references only): a backend that fetches secrets separately (the Secret Service) may then
-    /// return records without them (``ItemRecord/data`` nil). Writes always get their records whole.
+    /// attributes or references only) and for a delete's find (it removes by reference): a backend that keeps
+    /// secrets apart (sealed on their own in SQL stores, fetched separately from the Secret Service) may then
+    /// return records without them (``ItemRecord/data`` nil), and should: a secret nobody reads is not
+    /// decrypted. An update's finds always get their records whole (it writes them back); a backend whose undo
+    /// log needs the secrets of what a writing transaction removes loads them anyway.
     public var needsData = true
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,

@@ -229,6 +229,27 @@ struct PostgresStoreTests {
         #expect(swapped?.code == .decode, "\(String(describing: swapped))")
     }
 
+    @Test("a read that returns no data leaves secrets sealed: a damaged secret breaks only reads of that secret")
+    func readsWithoutDataOpenNoSecret() throws {
+        let ns = Server.freshNamespace("sealed")
+        let store = try Server.store(namespace: ns, key: randomKey())
+        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
+        try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
+        // Swap the two sealed secrets: each is intact but bound to the other row.
+        _ = try Server.psql(["-c", """
+            UPDATE securestore_items i SET secret = o.secret FROM securestore_items o
+            WHERE i.\(Server.scope(ns)) AND o.\(Server.scope(ns)) AND i.id <> o.id
+            """])
+        let listed = try store.items(matching: ItemQuery(.genericPassword, [.service: "t"], limit: .all,
+                                                         returning: [.attributes]))
+        #expect(listed.map { $0.attributes?[.account] } == ["a", "b"] && listed.allSatisfy { $0.data == nil })
+        let swapped = failure { () throws(SecureStoreError) in
+            _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+        }
+        #expect(swapped?.code == .decode, "\(String(describing: swapped))")
+        #expect(try store.delete(ItemQuery(.genericPassword, [.service: "t"])) == 2)
+    }
+
     @Test("a password in the URL is refused without echoing it; a missing password variable is named")
     func passwords() throws {
         let url = try Server.url()

@@ -171,6 +171,43 @@ struct SQLiteStoreTests {
         #expect(try secret(store, "svc", "b") == Data("2".utf8))
     }
 
+    @Test("a read that returns no data leaves every secret sealed: a damaged secret breaks only reads of that secret")
+    func readsWithoutDataOpenNoSecret() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("two".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "c")))
+        let raw = RawDB(s.db)
+        // A flipped byte in a's sealed secret: only a read of that secret can notice.
+        var sealed = try #require(raw.rows("SELECT secret FROM items WHERE id = 1").first?.first)
+        sealed[sealed.count - 3] ^= 0x10
+        raw.exec("UPDATE items SET secret = x'\(sealed.map { String(format: "%02x", $0) }.joined())' WHERE id = 1")
+        let listed = try store.items(matching: ItemQuery(.genericPassword, [.service: "svc"], limit: .all,
+                                                         returning: [.attributes]))
+        #expect(listed.map { $0.attributes?[.account] } == ["a", "b", "c"])
+        #expect(listed.allSatisfy { $0.data == nil })
+        let one = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: [.attributes]))
+        #expect(one?.attributes?[.account] == "a" && one?.data == nil)
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "a") }?.code == .decode)
+        #expect(try secret(store, "svc", "b") == Data("two".utf8))
+        // The damaged item can still be found and deleted without its secret being read.
+        #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "a"))) == 1)
+        // The record's flag and the column must agree on every read, data or not: a secret taken away from an
+        // item that has one, or given to one that has none, is damage.
+        raw.exec("UPDATE items SET secret = NULL WHERE id = 2")
+        let taken = failure { () throws(SecureStoreError) in
+            _ = try store.items(matching: ItemQuery(.genericPassword, generic("svc", "b"), returning: [.attributes]))
+        }
+        #expect(taken?.code == .decode)
+        raw.exec("UPDATE items SET secret = x'00' WHERE id = 3")
+        let given = failure { () throws(SecureStoreError) in
+            _ = try store.items(matching: ItemQuery(.genericPassword, generic("svc", "c"), returning: [.attributes]))
+        }
+        #expect(given?.code == .decode)
+    }
+
     @Test("a secret is bound to its row: a secret moved to another row does not open")
     func secretBoundToRow() throws {
         let s = try Scratch()

@@ -133,27 +133,49 @@ package enum RecordCodec {
 
     /// ``decode(_:secret:)`` with the secret already in the `Data` the record will hold.
     package static func decode(_ bytes: [UInt8], secretData secret: Data?) -> ItemRecord? {
+        decode(bytes, secret: .opened(secret))
+    }
+
+    /// The record in `bytes` without its secret (a read that returns no data): `secretSealed` says whether the
+    /// row holds a sealed secret, which must agree with the record's flag; the record's ``ItemRecord/data`` is
+    /// nil. A format 1 or 2 record's secret, inside it, is left out too.
+    package static func decode(_ bytes: [UInt8], secretSealed: Bool) -> ItemRecord? {
+        decode(bytes, secret: .leftSealed(present: secretSealed))
+    }
+
+    /// The secret stored apart from a format 3 record: opened (nil: the row has none), or left sealed.
+    private enum StoredSecret {
+        case opened(Data?)
+        case leftSealed(present: Bool)
+    }
+
+    private static func decode(_ bytes: [UInt8], secret stored: StoredSecret) -> ItemRecord? {
         var r = Reader(bytes: bytes)
         guard let v = r.byte(), v == version || v == version2 || v == version1,
               let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
               let ref = r.slice()
         else { return nil }
+        let present: Bool, secret: Data?, omitted: Bool
+        switch stored {
+        case .opened(let data): (present, secret, omitted) = (data != nil, data, false)
+        case .leftSealed(let sealed): (present, secret, omitted) = (sealed, nil, true)
+        }
         let data: Data?
-        if v != version, secret != nil { return nil }
+        if v != version, present { return nil }
         if v == version1 {
             guard let d = r.slice() else { return nil }
-            data = copied(d)
+            data = omitted ? nil : copied(d)
         } else {
             switch (r.byte(), v == version) {
             case (0, true), (0, false):
-                guard secret == nil else { return nil }
+                guard !present else { return nil }
                 data = nil
             case (1, true):
-                guard let secret else { return nil }
+                guard present else { return nil }
                 data = secret
             case (1, false):
                 guard let d = r.slice() else { return nil }
-                data = copied(d)
+                data = omitted ? nil : copied(d)
             default: return nil
             }
         }

@@ -319,7 +319,11 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// ``open(cls:ref:ukey:blob:secret:id:)``, with no copy of a column, the associated data built on the
     /// stack, the record's plaintext in one buffer (zeroed after decoding) and the secret opened straight
     /// into the `Data` the record holds.
-    package func open(_ row: RowColumns) throws(SecureStoreError) -> ItemRecord {
+    ///
+    /// - Parameter secret: whether to open the sealed secret. When not (a read that returns no data), the
+    ///   secret stays sealed and the record has none (``ItemRecord/data`` nil); the record's flag and the
+    ///   column must still agree (a secret set to NULL, or given to an item without one, is damage either way).
+    package func open(_ row: RowColumns, secret openingSecret: Bool = true) throws(SecureStoreError) -> ItemRecord {
         let plainCount = row.blob.count - Sodium.nonceBytes - Sodium.tagBytes
         guard plainCount >= 0 else { throw Self.undecryptable(row.id) }
         var opened = true
@@ -334,7 +338,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         defer { Sodium.zero(&plain) }
         guard opened else { throw Self.undecryptable(row.id) }
         var secret: Data? = nil
-        if let sealed = row.secret {
+        if let sealed = row.secret, openingSecret {
             let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
             var data = Data(count: max(count, 0))
             let ok = count >= 0 && data.withUnsafeMutableBytes { out in
@@ -348,7 +352,9 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             }
             secret = data
         }
-        guard let record = RecordCodec.decode(plain, secretData: secret), Self.classNumber(record.itemClass) == row.cls
+        let decoded = openingSecret ? RecordCodec.decode(plain, secretData: secret)
+            : RecordCodec.decode(plain, secretSealed: row.secret != nil)
+        guard let record = decoded, Self.classNumber(record.itemClass) == row.cls
         else {
             throw SecureStoreError(.decode, "Stored item #\(row.id) cannot be decoded: the data was altered or corrupted.")
         }

@@ -369,8 +369,8 @@ package struct SealedTable {
     /// The records `filter` may match (a superset), in insertion order.
     package func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
         let statements = plan(filter)
-        guard statements.count == 1 else { return try rows(statements).map(\.record) }
-        return try find(statements[0])
+        guard statements.count == 1 else { return try rows(statements, secrets: filter.needsData).map(\.record) }
+        return try find(statements[0], secrets: filter.needsData)
     }
 
     /// ``find(_:)`` when its plan is one statement (every find but one of more than 500 keys), else `nil`
@@ -379,51 +379,55 @@ package struct SealedTable {
     package func findInOneStatement(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]? {
         let statements = plan(filter)
         guard statements.count == 1 else { return nil }
-        return try find(statements[0])
+        return try find(statements[0], secrets: filter.needsData)
     }
 
-    /// The rows of one statement, in id order already.
-    private func find(_ statement: (sql: String, parameters: [TableValue])) throws(SecureStoreError) -> [ItemRecord] {
+    /// The rows of one statement, in id order already. `secrets`: whether the caller reads the records'
+    /// secrets (``RecordFilter/needsData``); when not, no sealed secret is opened and the records have none.
+    private func find(_ statement: (sql: String, parameters: [TableValue]), secrets: Bool) throws(SecureStoreError)
+        -> [ItemRecord]
+    {
         var found: [ItemRecord] = []
         try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
-            found.append(try decode(row))
+            found.append(try decode(row, secret: secrets))
         }
-        try noted(found)
+        try noted(found, whole: secrets)
         return found
     }
 
-    /// After a find: the key epoch check of an empty answer (unless done), and the secrets to remember.
-    private func noted(_ found: [ItemRecord]) throws(SecureStoreError) {
+    /// After a find: the key epoch check of an empty answer (unless done), and the records to remember (only
+    /// whole ones: a replace compares the secret it writes with the one found).
+    private func noted(_ found: [ItemRecord], whole: Bool) throws(SecureStoreError) {
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
-        if let known = self.found {
+        if whole, let known = self.found {
             for record in found { known.byRef[record.persistentRef] = record }
         }
     }
 
     /// Every record with its row id, in insertion order (for a rekey).
     package func all() throws(SecureStoreError) -> [(id: Int64, record: ItemRecord)] {
-        try rows(plan(RecordFilter()))
+        try rows(plan(RecordFilter()), secrets: true)
     }
 
-    private func rows(_ statements: [(sql: String, parameters: [TableValue])]) throws(SecureStoreError)
+    private func rows(_ statements: [(sql: String, parameters: [TableValue])], secrets: Bool) throws(SecureStoreError)
         -> [(id: Int64, record: ItemRecord)]
     {
         var found: [(id: Int64, record: ItemRecord)] = []
         for statement in statements {
             try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
-                found.append((row.id, try decode(row)))
+                found.append((row.id, try decode(row, secret: secrets)))
             }
         }
-        try noted(found.map(\.record))
+        try noted(found.map(\.record), whole: secrets)
         // Each statement returns its rows by id; several statements' rows are put in id order once.
         if statements.count > 1 { found.sort { $0.id < $1.id } }
         return found
     }
 
-    /// Opens one `id, cls, ref, ukey, blob, secret` row.
-    private func decode(_ row: RowColumns) throws(SecureStoreError) -> ItemRecord {
+    /// Opens one `id, cls, ref, ukey, blob, secret` row (its sealed secret only when `secret`).
+    private func decode(_ row: RowColumns, secret: Bool) throws(SecureStoreError) -> ItemRecord {
         do throws(SecureStoreError) {
-            return try sealer.open(row)
+            return try sealer.open(row, secret: secret)
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
             if !epochChecked { try requireSameEpoch() }
