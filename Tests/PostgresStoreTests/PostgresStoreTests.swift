@@ -212,17 +212,24 @@ struct PostgresStoreTests {
         #expect(newer?.code == .notAvailable && newer?.message.contains("newer") == true, "\(String(describing: newer))")
     }
 
-    @Test("a row altered on the server is detected: decode error, no wrong data")
-    func tamper() throws {
-        let ns = Server.freshNamespace("tamper")
+    /// A store in a fresh namespace holding t/a ("one") and t/b ("two"), whose rows' `column` values were then
+    /// swapped on the server (each intact, but bound to the other row).
+    private func twoItemsSwapping(_ column: String, namespace: String) throws -> PostgresStore {
+        let ns = Server.freshNamespace(namespace)
         let store = try Server.store(namespace: ns, key: randomKey())
         try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
         try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
-        // Swap the two sealed blobs: each is intact but bound to the other row.
         _ = try Server.psql(["-c", """
-            UPDATE securestore_items i SET blob = o.blob FROM securestore_items o
+            UPDATE securestore_items i SET \(column) = o.\(column) FROM securestore_items o
             WHERE i.\(Server.scope(ns)) AND o.\(Server.scope(ns)) AND i.id <> o.id
             """])
+        return store
+    }
+
+    @Test("a row altered on the server is detected: decode error, no wrong data")
+    func tamper() throws {
+        // Swap the two sealed blobs: each is intact but bound to the other row.
+        let store = try twoItemsSwapping("blob", namespace: "tamper")
         let swapped = failure { () throws(SecureStoreError) in
             _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
         }
@@ -231,15 +238,8 @@ struct PostgresStoreTests {
 
     @Test("a read that returns no data leaves secrets sealed: a damaged secret breaks only reads of that secret")
     func readsWithoutDataOpenNoSecret() throws {
-        let ns = Server.freshNamespace("sealed")
-        let store = try Server.store(namespace: ns, key: randomKey())
-        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
-        try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
         // Swap the two sealed secrets: each is intact but bound to the other row.
-        _ = try Server.psql(["-c", """
-            UPDATE securestore_items i SET secret = o.secret FROM securestore_items o
-            WHERE i.\(Server.scope(ns)) AND o.\(Server.scope(ns)) AND i.id <> o.id
-            """])
+        let store = try twoItemsSwapping("secret", namespace: "sealed")
         let listed = try store.items(matching: ItemQuery(.genericPassword, [.service: "t"], limit: .all,
                                                          returning: [.attributes]))
         #expect(listed.map { $0.attributes?[.account] } == ["a", "b"] && listed.allSatisfy { $0.data == nil })

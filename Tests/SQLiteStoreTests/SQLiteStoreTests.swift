@@ -171,15 +171,20 @@ struct SQLiteStoreTests {
         #expect(try secret(store, "svc", "b") == Data("2".utf8))
     }
 
-    @Test("a read that returns no data leaves every secret sealed: a damaged secret breaks only reads of that secret")
-    func readsWithoutDataOpenNoSecret() throws {
-        let s = try Scratch()
-        defer { s.cleanUp() }
+    /// A new store at `s.db` holding svc/a ("one"), svc/b ("two") and svc/c (no secret), rows 1 to 3.
+    private func threeItems(_ s: Scratch) throws -> (SQLiteStore, RawDB) {
         let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
         try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
         try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("two".utf8)))
         try store.add(NewItem(.genericPassword, generic("svc", "c")))
-        let raw = RawDB(s.db)
+        return (store, RawDB(s.db))
+    }
+
+    @Test("a read that returns no data leaves every secret sealed: a damaged secret breaks only reads of that secret")
+    func readsWithoutDataOpenNoSecret() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let (store, raw) = try threeItems(s)
         // A flipped byte in a's sealed secret: only a read of that secret can notice.
         var sealed = try #require(raw.rows("SELECT secret FROM items WHERE id = 1").first?.first)
         sealed[sealed.count - 3] ^= 0x10
@@ -212,11 +217,7 @@ struct SQLiteStoreTests {
     func secretBoundToRow() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
-        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
-        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
-        try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("two".utf8)))
-        try store.add(NewItem(.genericPassword, generic("svc", "c")))
-        let raw = RawDB(s.db)
+        let (store, raw) = try threeItems(s)
         raw.exec("UPDATE items SET secret = (SELECT secret FROM items WHERE id = 1) WHERE id = 2")
         #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "b") }?.code == .decode)
         // A secret given to an item that has none, or taken from one that has one, is damage too.
