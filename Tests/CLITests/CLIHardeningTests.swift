@@ -364,7 +364,7 @@ struct CLIStreamTests {
 
     @Test("a 512 MiB stdin stops at the 1 MiB limit: exit 2 promptly, the rest never read, small RSS")
     func boundedStandardInput() throws {
-        signal(SIGPIPE, SIG_IGN)
+        ignoreBrokenPipes()
         let tool = try Tool.sqlite()
         let p = try makePipe()
         var actions = posix_spawn_file_actions_t()

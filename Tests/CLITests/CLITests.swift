@@ -48,8 +48,7 @@ struct Tool {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        input.fileHandleForWriting.write(stdin)
-        try input.fileHandleForWriting.close()
+        feed(stdin, to: input)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -71,10 +71,8 @@ struct World {
         process.standardInput = stdin
         process.standardOutput = outHandle
         process.standardError = errHandle
-        signal(SIGPIPE, SIG_IGN)   // a helper that stops reading early must not kill the test run
         try process.run()
-        try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
+        feed(Data(input.utf8), to: stdin)   // a helper that stops reading early must not kill the test run
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() > deadline { kill(process.processIdentifier, SIGKILL); break }
@@ -445,8 +443,9 @@ struct HelperProcessTests {
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        ignoreBrokenPipes()
         try process.run()
-        stdin.fileHandleForWriting.write(Data("protocol=https\nhost=open.test\n\n".utf8))   // and the pipe stays open
+        try stdin.fileHandleForWriting.write(contentsOf: Data("protocol=https\nhost=open.test\n\n".utf8))   // and the pipe stays open
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning, Date() < deadline { usleep(5_000) }
         let finished = !process.isRunning

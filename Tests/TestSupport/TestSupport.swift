@@ -72,6 +72,21 @@ public func randomKey() -> Data { Data((0..<32).map { _ in UInt8.random(in: 0...
 
 public func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
 
+/// Makes a child that stops reading its standard input (a refusal, a size limit, a crash) an error of the write
+/// that feeds it, never the death of the whole test process: every test target runs in one process, so one
+/// test's `SIGPIPE` would end them all. Idempotent; called by every helper that writes to a child.
+public func ignoreBrokenPipes() {
+    signal(SIGPIPE, SIG_IGN)
+}
+
+/// Writes `data` to a child's standard input and closes it; a child that exits without reading it all is the
+/// child's business (its status and output are what a test checks).
+public func feed(_ data: Data, to input: Pipe) {
+    ignoreBrokenPipes()
+    try? input.fileHandleForWriting.write(contentsOf: data)
+    try? input.fileHandleForWriting.close()
+}
+
 /// The error `body` throws, or nil.
 public func failure(_ body: () throws(SecureStoreError) -> Void) -> SecureStoreError? {
     do throws(SecureStoreError) {
