@@ -29,7 +29,7 @@ extension Tool {
     /// Runs the tool with raw argument bytes and the given standard streams (posix_spawn), within 60 s.
     func spawn(_ args: [[UInt8]], input: Data = Data(), stdin: Stream = .pipe, stdout: Stream = .pipe,
                stderr: Stream = .pipe) throws -> RawOutcome {
-        signal(SIGPIPE, SIG_IGN)   // this process writes to pipes whose readers may be gone
+        ignoreBrokenPipes()   // this process writes to pipes whose readers may be gone
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
