@@ -289,9 +289,13 @@ struct CLIBusyTests {
         // Another program holds the write lock for longer than the store's busy timeout (10 s).
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        holder.arguments = ["-c", "(echo 'BEGIN IMMEDIATE;'; echo 'CREATE TABLE IF NOT EXISTS lockholder(x);'; sleep 13; echo 'ROLLBACK;') | sqlite3 '\(db)'"]
+        // It waits for the lock (`.timeout`) rather than fail on a probe's instant hold; the test goes on once the
+        // lock is seen held (a probe's BEGIN IMMEDIATE fails), not after a guessed sleep; bounded at 60 s.
+        holder.arguments = ["-c", "(echo '.timeout 60000'; echo 'BEGIN IMMEDIATE;'; echo 'CREATE TABLE IF NOT EXISTS lockholder(x);'; sleep 13; echo 'ROLLBACK;') | sqlite3 '\(db)'"]
         try holder.run()
-        Thread.sleep(forTimeInterval: 1)
+        let probe = "n=0; until ! sqlite3 '\(db)' 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || [ $n -ge 1200 ]; do sleep 0.05; n=$((n+1)); done"
+        let probing = spawn("/bin/sh", ["-c", probe], environment: ProcessInfo.processInfo.environment, stdout: nil)
+        #expect(probing.map { reap($0, timeout: .seconds(90)) } == 0)
         let blocked = try tool.run(["add", "--service", "busy2"], stdin: Data("y".utf8))
         #expect(blocked.status == 70, "\(blocked.stderr)")
         #expect(blocked.stderr.contains("busy"))

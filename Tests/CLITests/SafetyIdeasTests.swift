@@ -141,9 +141,10 @@ struct SafetyIdeasTests {
         // A writer holds the lock until `go` exists; the add opens the store and waits; once its SQLite connection
         // has the file open (the shared-memory file is opened with it, not by the checks before),
         // the copy (5 items) is moved over the path and the lock released. Ordered by events, not by sleeps; every wait
-        // gives up after 60 s, so nothing outlives the test.
+        // gives up after 60 s, so nothing outlives the test. The holder waits for the lock (`.timeout`): a probe of
+        // the lock that holds it for an instant must not make the holder's BEGIN fail and leave the store unlocked.
         let script = #"""
-            ( printf 'BEGIN IMMEDIATE;\n.shell n=0; while [ ! -e go ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done\nCOMMIT;\n' | sqlite3 store.db ) &
+            ( printf '.timeout 60000\nBEGIN IMMEDIATE;\n.shell n=0; while [ ! -e go ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done\nCOMMIT;\n' | sqlite3 store.db ) &
             holder=$!
             n=0; until ! sqlite3 store.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || [ $n -ge 1200 ]; do sleep 0.05; n=$((n+1)); done
             printf new | "$SS" --config c.json add --service new --account a 2>add.err & add=$!
