@@ -169,17 +169,17 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     private static let genericPasswordBits = bits(of: genericPasswordAttributes)
     private static let internetPasswordBits = bits(of: internetPasswordAttributes)
     private static let certificateBits = bits(of: certificateAttributes)
-    private static let keyBits = bits(of: keyAttributes)
+    private static let keyClassBits = bits(of: keyAttributes)
     private static let identityBits = bits(of: identityAttributes)
 
-    private static func bits(of names: Set<AttributeName>) -> UInt64 { names.reduce(0) { $0 | $1.bit } }
+    private static func bits(of names: some Sequence<AttributeName>) -> UInt64 { names.reduce(0) { $0 | $1.bit } }
 
     static func isDefined(_ name: AttributeName, by itemClass: ItemClass) -> Bool {
         let bits = switch itemClass {
         case .genericPassword: genericPasswordBits
         case .internetPassword: internetPasswordBits
         case .certificate: certificateBits
-        case .key: keyBits
+        case .key: keyClassBits
         case .identity: identityBits
         }
         return bits & name.bit != 0
@@ -192,7 +192,7 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
     private static let keyKeyBits = keyBits(keyKey)
 
     private static func keyBits(_ key: [AttributeName]) -> UInt64 {
-        key.filter { $0 != .accessGroup && $0 != .synchronizable }.reduce(0) { $0 | $1.bit }
+        bits(of: key.filter { $0 != .accessGroup && $0 != .synchronizable })
     }
 
     private static func keyBits(of itemClass: ItemClass) -> UInt64 {

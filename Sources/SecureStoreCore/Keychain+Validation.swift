@@ -29,7 +29,7 @@ extension Keychain {
         let now = configuration.clock()
         entries.append(ItemRecord.Entry(.creationDate, .date(now)))
         entries.append(ItemRecord.Entry(.modificationDate, .date(now)))
-        entries.sort { $0.name.sortsBefore($1.name) }
+        ItemRecord.sortByCode(&entries)   // in place: the array is this function's own
         return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, ordered: entries, data: item.data)
     }
 

@@ -277,8 +277,8 @@ public struct ItemRecord: Sendable, Hashable {
         return ItemRecord(persistentRef: persistentRef, itemClass: itemClass, ordered: entries, data: data)
     }
 
-    /// Sorts by code.
-    private static func sortByCode(_ entries: inout [Entry]) {
+    /// Sorts entries into the record's order, ascending by code (the one place that says what it is).
+    package static func sortByCode(_ entries: inout [Entry]) {
         entries.sort { $0.name.sortsBefore($1.name) }
     }
 
