@@ -5,11 +5,13 @@ import SecureStoreCrypto
 /// Fuzz target (c): what comes out of a database file a stranger handed you, one row at a time.
 ///
 /// The first byte picks a path:
-/// - even: the rest is a record's plaintext → `RecordCodec.decode`; a decoded record must survive
-///   encode → decode unchanged (format 3 with its secret apart, and format 2);
+/// - even: the rest is a record's plaintext (format 1 to 3, or 4) → `RecordCodec.decode`; a decoded record
+///   must survive encode → decode unchanged (format 4 with its secret and date apart, format 3 with its secret
+///   apart, and format 2);
 /// - odd: the rest is a row (class number, then the plaintext), sealed with a fixed key and the associated data
-///   FORMAT.md specifies, then opened with `RecordSealer.open`: it must give exactly what `decode` gives
-///   (or `decode` errors), and the same blob with one byte flipped must fail with `decode`.
+///   FORMAT.md specifies (a format 3 row, or with bit 4 of the first byte a format 4 row: a sealed empty
+///   date and a secret part without a secret), then opened with `RecordSealer.open`: it must give exactly what
+///   `decode` gives (or `decode` errors), and the same blob with one byte flipped must fail with `decode`.
 public enum RecordExercise {
     public static let name = "record"
     private static let key: [UInt8] = Array(0..<32)
@@ -28,32 +30,51 @@ public enum RecordExercise {
         if first & 1 == 0 {
             try decode(rest)
         } else {
-            try openRow(cls: Int64(first >> 1) % 7, rest)
+            try openRow(cls: Int64((first >> 1) & 7) % 7, format4: first & 0x10 != 0, rest)
         }
     }
 
     private static func decode(_ plain: [UInt8]) throws(FuzzFinding) {
-        guard let record = RecordCodec.decode(plain) else { return }
-        // Format 3 (the secret given apart, as a table's `secret` column holds it) and format 2 (inside).
-        let again = RecordCodec.encode(record)
-        guard let back = RecordCodec.decode(again, secret: record.data.map { Array($0) }), back == record,
+        guard let record = RecordCodec.decode(plain) ?? RecordCodec.decode(format4: plain, modified: nil, data: nil)
+        else { return }
+        // Format 4 (secret and date given apart, as a table's `secret` and `mdat` columns hold them), format 3
+        // (the secret apart) and format 2 (inside).
+        guard let back4 = RecordCodec.decode(format4: RecordCodec.encode(record),
+                                             modified: RecordCodec.modificationDate(of: record), data: record.data),
+              back4 == record,
+              let back3 = RecordCodec.decode(RecordCodec.encodeFormat3(record), secret: record.data.map { Array($0) }),
+              back3 == record,
               let inside = RecordCodec.decode(RecordCodec.encodeWithSecret(record)), inside == record
         else {
             throw FuzzFinding(name, "a decoded record does not survive encode → decode")
         }
     }
 
-    private static func openRow(cls: Int64, _ plain: [UInt8]) throws(FuzzFinding) {
+    private static func openRow(cls: Int64, format4: Bool, _ plain: [UInt8]) throws(FuzzFinding) {
         guard let (sealer, encryption) = fixture else { throw FuzzFinding(name, "no fixture key") }
         let ref = [UInt8](repeating: 0xA5, count: 32)
         let ukey = [UInt8](repeating: 0x5A, count: 32)
         // FORMAT.md: "SSrow1" ‖ cls (1 byte) ‖ ref (32) ‖ ukey (32)
         let ad = Array("SSrow1".utf8) + [UInt8(truncatingIfNeeded: cls)] + ref + ukey
         var blob = Sodium.seal(plain, ad: ad, key: encryption)
-        let opened = Result { () throws(SecureStoreError) -> ItemRecord in
-            try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: 1)
+        let decoded = format4 ? RecordCodec.decode(format4: plain, modified: nil, data: nil) : RecordCodec.decode(plain)
+        let expected = decoded.flatMap { RecordSealer.classNumber($0.itemClass) == cls ? $0 : nil }
+        // A format 4 row: its date part (none) and secret part (no secret, the decoded record's reference).
+        var secret: [UInt8]? = nil, mdat: [UInt8]? = nil
+        if format4 {
+            let refBytes = Array(decoded?.persistentRef.data ?? Data())
+            let trailer = refBytes + withUnsafeBytes(of: UInt32(refBytes.count).bigEndian, Array.init) + [0]
+            secret = Sodium.seal(trailer, ad: Array("SSsec4".utf8) + [UInt8(truncatingIfNeeded: cls)] + ref + ukey,
+                                 key: encryption)
+            mdat = Sodium.seal([], ad: Array("SSmdt4".utf8) + ref, key: encryption)
         }
-        let expected = RecordCodec.decode(plain).flatMap { RecordSealer.classNumber($0.itemClass) == cls ? $0 : nil }
+        func open(_ blob: [UInt8]) -> Result<ItemRecord, SecureStoreError> {
+            Result { () throws(SecureStoreError) -> ItemRecord in
+                try sealer.open(SealedRecord(cls: cls, ref: ref, ukey: ukey, svc: [], acct: [], blob: blob, secret: secret,
+                                             mdat: mdat), id: 1)
+            }
+        }
+        let opened = open(blob)
         switch (opened, expected) {
         case (.success(let a), let b?) where a == b: break
         case (.failure(let e), nil) where e.code == .decode: break
@@ -63,16 +84,11 @@ public enum RecordExercise {
         // Any altered byte (nonce, ciphertext or tag) must be refused as damaged.
         let at = Int(plain.reduce(UInt32(0)) { $0 &* 31 &+ UInt32($1) } % UInt32(blob.count))
         blob[at] ^= 0x01
-        let tampered = Result { () throws(SecureStoreError) -> ItemRecord in
-            try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: blob, id: 1)
-        }
+        let tampered = open(blob)
         guard case .failure(let e) = tampered, e.code == .decode else {
             throw FuzzFinding(name, "a blob with byte \(at) flipped was not refused with decode: \(tampered)")
         }
         // A blob of arbitrary bytes (too short, or never sealed) is refused too.
-        let junk = Result { () throws(SecureStoreError) -> ItemRecord in
-            try sealer.open(cls: cls, ref: ref, ukey: ukey, blob: plain, id: 1)
-        }
-        if case .success = junk { throw FuzzFinding(name, "raw bytes opened as a sealed blob") }
+        if case .success = open(plain) { throw FuzzFinding(name, "raw bytes opened as a sealed blob") }
     }
 }

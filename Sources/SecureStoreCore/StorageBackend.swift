@@ -204,6 +204,16 @@ public struct ItemRecord: Sendable, Hashable {
                 slots.position(of: name, in: entries).map { entries[$0].value }
             }
         }
+
+        /// No attributes, and the unique key the record was found by.
+        init(persistentRef: PersistentRef, itemClass: ItemClass, uniqueKey: UniqueKey, data: Data?) {
+            self.persistentRef = persistentRef
+            self.itemClass = itemClass
+            entries = []
+            slots = FixedSlots([])
+            self.data = data
+            self.uniqueKey = uniqueKey
+        }
     }
     private let fields: Fields
 
@@ -257,6 +267,14 @@ public struct ItemRecord: Sendable, Hashable {
     /// from the sealed format, which it checks). Taken as they are.
     package init(persistentRef: PersistentRef, itemClass: ItemClass, ordered entries: [Entry], data: Data?) {
         fields = Fields(persistentRef: persistentRef, itemClass: itemClass, entries: entries, data: data)
+    }
+
+    /// A record without attributes that carries the unique key it was found by: a backend's answer to a find
+    /// whose ``RecordFilter/needsAttributes`` is false, when the row's unique key is known (by an authenticated
+    /// index) to be `key`, one of the filter's keys. Only the core's key-decided lookups ask for such records,
+    /// and they read nothing but ``uniqueKey``, ``data`` and ``persistentRef`` from them.
+    package init(persistentRef: PersistentRef, itemClass: ItemClass, foundByKey key: UniqueKey, data: Data?) {
+        fields = Fields(persistentRef: persistentRef, itemClass: itemClass, uniqueKey: key, data: data)
     }
 
     /// This record with `changes` applied (each attribute set or replaced), `modified` as its modification
@@ -360,6 +378,14 @@ public struct RecordFilter: Sendable, Hashable {
     /// decrypted. An update's finds always get their records whole (it writes them back); a backend whose undo
     /// log needs the secrets of what a writing transaction removes loads them anyway.
     public var needsData = true
+    /// Whether the caller reads the records' attributes. `false` only for a lookup that the key decides (every
+    /// attribute it names is part of the unique key, and ``uniqueKeys`` are the query) and that returns data
+    /// (and perhaps references) but no attributes: a backend that can prove a record's unique key without
+    /// opening its attributes (an authenticated index, as the SQL stores' sealed secret parts are bound to)
+    /// may then return records made with `ItemRecord(persistentRef:itemClass:foundByKey:data:)`, carrying
+    /// the filter's key they were found by and no attributes. Any backend may ignore it and return whole
+    /// records.
+    public var needsAttributes = true
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
                 equalities: [AttributeName: AttributeValue] = [:]) {

@@ -9,7 +9,7 @@ import CSQLite
 struct FixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    @Test("the committed schema 3 store (every class, one item without a secret) reads as written, takes writes, and stays tamper-evident")
+    @Test("the committed schema 3 store (every class, one item without a secret) reads as written, is upgraded to schema 4 by its first write, and stays tamper-evident")
     func schema3Fixture() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
@@ -40,27 +40,45 @@ struct FixtureTests {
             #expect(carol?.attributes?[.port] == .number(8443), "\(stage)")
         }
         try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "read-only")
+        // Data lookups by key on format 3 rows (whose secrets are bound to their reference only) read whole.
+        #expect(try secret(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "fixture.service", "alice")
+                == Data("secret-alice".utf8))
+        #expect(RawDB(db).integer("PRAGMA user_version") == 3, "reading writes nothing")
         do {
             let store = try SQLiteStore(path: db, key: .keyFile(key))
             try expectContents(store, "opened for writing")
+            #expect(RawDB(db).integer("PRAGMA user_version") == 3, "opening writes nothing")
+            // A write the core refuses rolls the upgrade back with it.
+            #expect(failure { () throws(SecureStoreError) in
+                try store.add(NewItem(.genericPassword, generic("fixture.service", "alice"), data: Data()))
+            }?.code == .duplicateItem)
+            #expect(RawDB(db).integer("PRAGMA user_version") == 3)
+            #expect(!RawDB(db).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')").contains("mdat"))
             try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
                              with: ItemChanges([.comment: "written"]))
             try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
             try expectContents(store, "after writes")
         }
-        #expect(RawDB(db).integer("PRAGMA user_version") == 3)
+        #expect(RawDB(db).integer("PRAGMA user_version") == 4)
+        #expect(RawDB(db).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')")
+                == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
+        // Every row re-sealed in format 4: a secret part and a date part each.
+        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE secret IS NOT NULL AND mdat IS NOT NULL") == 8)
+        try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "reopened")
         try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
     }
 }
 
-/// Tampering with copies of the (closed) store at `path`: a flipped byte in one item's sealed secret or
-/// record, or a secret or record moved to another row, each break only that item (`decode`); every other
-/// item still reads with its secret.
+/// Tampering with copies of the (closed) store at `path`: a flipped byte in one item's sealed secret, record
+/// or modification date, or one of them moved to another row, each break only that item (`decode` on a read
+/// of the whole item); every other item still reads with its secret.
 func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
     let originals = try SQLiteStore(path: path, key: .raw(key), readOnly: true).exportRecords()
     let ids = RawDB(path).rows("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id").count
     try #require(ids >= 2 && originals.count >= 2, "\(stage): needs two items with a secret")
-    for kind in ["flip a secret byte", "move a secret", "flip a record byte", "move a record"] {
+    let hasDates = RawDB(path).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')").hasSuffix(",mdat")
+    for kind in ["flip a secret byte", "move a secret", "flip a record byte", "move a record"]
+        + (hasDates ? ["flip a date byte", "move a date"] : []) {
         let copy = path + ".tampered"
         for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) }
         try FileManager.default.copyItem(atPath: path, toPath: copy)
@@ -72,7 +90,7 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
         // The victim is the first item with a secret, the donor the second.
         let victim = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1")
         let donor = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1")
-        let column = kind.contains("secret") ? "secret" : "blob"
+        let column = kind.contains("secret") ? "secret" : kind.contains("date") ? "mdat" : "blob"
         var value = try #require(raw.rows("SELECT \(column) FROM items WHERE id = \(kind.hasPrefix("move") ? donor : victim)").first?.first)
         if kind.hasPrefix("flip") { value[value.count - 5] ^= 0x40 }
         var stmt: OpaquePointer?
@@ -103,8 +121,8 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
 
 @Suite("SQLite secret column")
 struct SecretColumnTests {
-    @Test("an attribute-only update rewrites the record and leaves the sealed secret as stored; a secret update re-seals the secret")
-    func attributeUpdateKeepsSecret() throws {
+    @Test("an update writes only the sealed parts that changed: attributes the record, a secret the secret part, the date always")
+    func updatesWriteOnlyChangedParts() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
         let key = randomKey()
@@ -112,23 +130,39 @@ struct SecretColumnTests {
         try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
         try store.add(NewItem(.genericPassword, generic("svc", "none")))
         func column(_ name: String, _ id: Int) -> Data? { RawDB(s.db).rows("SELECT \(name) FROM items WHERE id = \(id)").first?.first }
-        let (secret1, blob1) = (column("secret", 1), column("blob", 1))
+        func parts(_ id: Int) -> (blob: Data?, secret: Data?, mdat: Data?) { (column("blob", id), column("secret", id), column("mdat", id)) }
+        var before = parts(1)
+        // An attribute change: record and date, the secret part stays.
         try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.comment: "c"]))
-        #expect(column("secret", 1) == secret1, "the sealed secret is untouched")
-        #expect(column("blob", 1) != blob1)
-        // Also when the change moves the item to another key (its index columns change).
+        var now = parts(1)
+        #expect(now.secret == before.secret, "the sealed secret is untouched")
+        #expect(now.blob != before.blob && now.mdat != before.mdat)
+        // A change of key: the secret part is bound to the unique key, so it is sealed again (same secret).
+        before = now
         try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.account: "b"]))
-        #expect(column("secret", 1) == secret1)
+        now = parts(1)
+        #expect(now.secret != before.secret && now.blob != before.blob && now.mdat != before.mdat)
         #expect(try secret(store, "svc", "b") == Data("one".utf8))
-        // A secret given again (the same bytes) needs no new seal either; a new secret gets one.
+        // The same secret given again: only the date.
+        before = now
         try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("one".utf8)))
-        #expect(column("secret", 1) == secret1)
+        now = parts(1)
+        #expect(now.secret == before.secret && now.blob == before.blob && now.mdat != before.mdat)
+        // A new secret: the secret part and the date; the record stays as it is stored.
+        before = now
         try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("two".utf8)))
-        #expect(column("secret", 1) != secret1)
+        now = parts(1)
+        #expect(now.secret != before.secret && now.blob == before.blob && now.mdat != before.mdat)
         #expect(try secret(store, "svc", "b") == Data("two".utf8))
-        // An item without a secret keeps none through an attribute update, and gets one when given.
+        let item = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "b"), returning: [.attributes, .data]))
+        #expect(item?.attributes?[.comment] == "c" && item?.data == Data("two".utf8))
+        // Every update moved the modification date forward (kept apart, it is still the item's).
+        func date(_ value: AttributeValue?) -> Date? { if case .date(let d)? = value { d } else { nil } }
+        #expect((date(item?.attributes?[.modificationDate]) ?? .distantPast) > (date(item?.attributes?[.creationDate]) ?? .distantFuture))
+        // An item without a secret has a secret part that says so, keeps none through an attribute update,
+        // and gets one when given.
+        #expect(column("secret", 2) != nil)
         try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges([.comment: "c"]))
-        #expect(RawDB(s.db).integer("SELECT secret IS NULL FROM items WHERE id = 2") == 1)
         #expect(try secret(store, "svc", "none") == nil)
         try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges(data: Data()))
         #expect(try secret(store, "svc", "none") == Data())

@@ -41,14 +41,40 @@ struct SQLiteStoreTests {
         ]
         let record = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes,
                                 data: Data([1, 2, 3]))
-        let back = RecordCodec.decode(RecordCodec.encode(record), secret: [1, 2, 3])
+        let back = RecordCodec.decode(RecordCodec.encodeFormat3(record), secret: [1, 2, 3])
         #expect(back == record)
-        #expect(RecordCodec.decode(Array(RecordCodec.encode(record).dropLast()), secret: [1, 2, 3]) == nil)
+        #expect(RecordCodec.decode(Array(RecordCodec.encodeFormat3(record).dropLast()), secret: [1, 2, 3]) == nil)
         // Format 3 holds no secret: "has one" without it, or one given for a record without, is no record.
-        #expect(RecordCodec.decode(RecordCodec.encode(record)) == nil)
+        #expect(RecordCodec.decode(RecordCodec.encodeFormat3(record)) == nil)
         let none = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes, data: nil)
-        #expect(RecordCodec.decode(RecordCodec.encode(none)) == none)
-        #expect(RecordCodec.decode(RecordCodec.encode(none), secret: []) == nil)
+        #expect(RecordCodec.decode(RecordCodec.encodeFormat3(none)) == none)
+        #expect(RecordCodec.decode(RecordCodec.encodeFormat3(none), secret: []) == nil)
+        // Format 4 holds neither the secret nor a modification date that is a date: both come from their own
+        // parts, and a format 4 record is never read as an older one (or the other way round).
+        let modified = Date(timeIntervalSinceReferenceDate: 12_345.678)
+        var dated = attributes
+        dated[.modificationDate] = .date(modified)
+        let full = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: dated, data: Data([4]))
+        let v4 = RecordCodec.encode(full)
+        #expect(v4.first == 4 && v4.count < RecordCodec.encodeFormat3(full).count)
+        #expect(RecordCodec.decode(format4: v4, modified: modified, data: Data([4])) == full)
+        #expect(RecordCodec.decode(format4: v4, modified: nil, data: Data([4]))?.attributes[.modificationDate] == nil)
+        #expect(RecordCodec.decode(v4) == nil && RecordCodec.decode(v4, secret: [4]) == nil)
+        #expect(RecordCodec.decode(format4: RecordCodec.encodeFormat3(full), modified: modified, data: Data([4])) == nil)
+        #expect(RecordCodec.decode(format4: Array(v4.dropLast()), modified: modified, data: nil) == nil)
+        // A modification date that is not a date (only a record made by hand) stays inside; a date given apart
+        // as well is then no record.
+        var odd = attributes
+        odd[.modificationDate] = .string("yesterday")
+        let oddRecord = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: odd, data: nil)
+        #expect(RecordCodec.modificationDate(of: oddRecord) == nil)
+        #expect(RecordCodec.decode(format4: RecordCodec.encode(oddRecord), modified: nil, data: nil) == oddRecord)
+        #expect(RecordCodec.decode(format4: RecordCodec.encode(oddRecord), modified: modified, data: nil) == nil)
+        // The date part: 8 bytes or none; a NaN, or any other length, is not one.
+        #expect(RecordCodec.decodeDate(RecordCodec.encodeDate(modified)) == .some(modified))
+        #expect(RecordCodec.decodeDate([]) == .some(nil))
+        #expect(RecordCodec.decodeDate([1, 2, 3]) == nil)
+        #expect(RecordCodec.decodeDate(RecordCodec.encodeDate(Date(timeIntervalSinceReferenceDate: .nan))) == nil)
         // Format 2 holds its secret: one given apart as well is no record.
         #expect(RecordCodec.decode(RecordCodec.encodeWithSecret(record)) == record)
         #expect(RecordCodec.decode(RecordCodec.encodeWithSecret(record), secret: [1, 2, 3]) == nil)
@@ -68,11 +94,11 @@ struct SQLiteStoreTests {
         let v1Secret = [UInt8(1)] + chunk(Array("genp".utf8)) + chunk(Array(ref.data)) + chunk([7, 8])
             + withUnsafeBytes(of: UInt32(0).bigEndian, Array.init)
         #expect(RecordCodec.decode(v1Secret)?.data == Data([7, 8]))
-        // Re-encoded, it is format 3 (the secret apart) and means the same.
+        // Re-encoded, it is format 4 (the secret apart) and means the same.
         if let old {
             let again = RecordCodec.encode(old)
-            #expect(again.first == 3)
-            #expect(RecordCodec.decode(again, secret: old.data.map(Array.init)) == old)
+            #expect(again.first == 4)
+            #expect(RecordCodec.decode(format4: again, modified: nil, data: old.data) == old)
         }
         for data in [nil, Data(), Data([0])] as [Data?] {
             let record = ItemRecord(persistentRef: ref, itemClass: .internetPassword,
@@ -80,7 +106,7 @@ struct SQLiteStoreTests {
             let encoded = RecordCodec.encodeWithSecret(record)
             #expect(RecordCodec.decode(encoded) == record, "\(String(describing: data))")
             #expect(RecordCodec.decode(encoded)?.data == data)
-            #expect(RecordCodec.decode(RecordCodec.encode(record), secret: data.map(Array.init)) == record)
+            #expect(RecordCodec.decode(RecordCodec.encodeFormat3(record), secret: data.map(Array.init)) == record)
         }
         // The flag of formats 2 and 3 is 0 or 1; anything else, or a missing secret after 1, is not a record.
         var bad = RecordCodec.encodeWithSecret(ItemRecord(persistentRef: ref, itemClass: .genericPassword, attributes: [:], data: nil))
@@ -93,7 +119,7 @@ struct SQLiteStoreTests {
         #expect(RecordCodec.decode([4] + v1.dropFirst()) == nil)
     }
 
-    @Test("committed schema 1 and 2 stores are read as they are (also for reading only) and upgraded to schema 3 by the first write, in one transaction",
+    @Test("committed schema 1 and 2 stores are read as they are (also for reading only) and upgraded to schema 4 by the first write, in one transaction",
           arguments: [1, 2])
     func schemaUpgrade(from version: Int) throws {
         let s = try Scratch()
@@ -144,11 +170,12 @@ struct SQLiteStoreTests {
         #expect(userVersion(db) == Int64(version) && columns() == oldColumns && indexes() == oldIndexes)
         try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
                          with: ItemChanges([.comment: "upgraded"]))
-        #expect(userVersion(db) == 3)
-        #expect(columns() == "id,cls,ref,ukey,svc,acct,blob,secret")
+        #expect(userVersion(db) == 4)
+        #expect(columns() == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
         #expect(indexes() == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
-        // Every row re-sealed in format 3: a secret sealed apart for each item that has one.
-        #expect(RawDB(db).integer("SELECT count(secret) FROM items") == (version == 2 ? 4 : 4))
+        // Every row re-sealed in format 4: a secret part (with or without a secret) and a date part each.
+        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE secret IS NOT NULL AND mdat IS NOT NULL")
+                == (version == 2 ? 5 : 4))
         try expectContents(store, "after the upgrade")
         try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
         let again = try SQLiteStore(path: db, key: .keyFile(key))
@@ -199,18 +226,53 @@ struct SQLiteStoreTests {
         #expect(try secret(store, "svc", "b") == Data("two".utf8))
         // The damaged item can still be found and deleted without its secret being read.
         #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "a"))) == 1)
-        // The record's flag and the column must agree on every read, data or not: a secret taken away from an
-        // item that has one, or given to one that has none, is damage.
+        // Every format 4 row holds a secret part (for an item without a secret too): one taken away is damage on
+        // every read, data or not; garbage in its place is noticed by the reads that open it.
         raw.exec("UPDATE items SET secret = NULL WHERE id = 2")
         let taken = failure { () throws(SecureStoreError) in
             _ = try store.items(matching: ItemQuery(.genericPassword, generic("svc", "b"), returning: [.attributes]))
         }
         #expect(taken?.code == .decode)
         raw.exec("UPDATE items SET secret = x'00' WHERE id = 3")
-        let given = failure { () throws(SecureStoreError) in
-            _ = try store.items(matching: ItemQuery(.genericPassword, generic("svc", "c"), returning: [.attributes]))
-        }
-        #expect(given?.code == .decode)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("svc", "c"), returning: [.attributes])).count == 1)
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "c") }?.code == .decode)
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "c"), returning: [.attributes, .data]))
+        }?.code == .decode)
+    }
+
+    @Test("a data lookup the key decides opens only the secret part, bound to the row's class, reference and key index: swapped index columns, secrets or records are caught")
+    func keyDecidedLookupsOpenOnlyTheSecret() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let (store, raw) = try threeItems(s)
+        // A damaged record (blob) does not stop the data lookup (the secret part alone answers it, and is
+        // authentic), but any read of the attributes notices it.
+        var blob = try #require(raw.rows("SELECT blob FROM items WHERE id = 1").first?.first)
+        blob[blob.count / 2] ^= 0x04
+        raw.setBlob(id: 1, blob)
+        #expect(try secret(store, "svc", "a") == Data("one".utf8))
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: [.attributes]))
+        }?.code == .decode)
+        // Rows b and c with their unique-key index columns swapped: the index now finds the other row, whose
+        // secret part is bound to its own index, so the lookup refuses it instead of answering with the other
+        // item's secret.
+        let keys = raw.rows("SELECT ukey FROM items ORDER BY id").map { $0[0] }
+        func hex(_ d: Data) -> String { d.map { String(format: "%02x", $0) }.joined() }
+        #expect(raw.exec("UPDATE items SET ukey = x'\(hex(Data(repeating: 0, count: keys[1].count)))' WHERE id = 2") == SQLITE_OK)
+        #expect(raw.exec("UPDATE items SET ukey = x'\(hex(keys[1]))' WHERE id = 3") == SQLITE_OK)
+        #expect(raw.exec("UPDATE items SET ukey = x'\(hex(keys[2]))' WHERE id = 2") == SQLITE_OK)
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "b") }?.code == .decode)
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "c") }?.code == .decode)
+        #expect(raw.exec("UPDATE items SET ukey = x'\(hex(Data(repeating: 0, count: keys[1].count)))' WHERE id = 2") == SQLITE_OK)
+        #expect(raw.exec("UPDATE items SET ukey = x'\(hex(keys[2]))' WHERE id = 3") == SQLITE_OK)
+        #expect(raw.exec("UPDATE items SET ukey = x'\(hex(keys[1]))' WHERE id = 2") == SQLITE_OK)
+        #expect(try secret(store, "svc", "b") == Data("two".utf8), "put back, it reads again")
+        // A row's class number changed: its secret part is bound to the class too.
+        #expect(raw.exec("UPDATE items SET cls = 2 WHERE id = 2") == SQLITE_OK)
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "b") }?.code == .decode)
+        #expect(try secret(store, "svc", "a") == Data("one".utf8))
     }
 
     @Test("a secret is bound to its row: a secret moved to another row does not open")
@@ -328,8 +390,13 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: s.db, key: .raw(key))
         #expect(try secret(store, "s0", "a") == Data("v0".utf8))
         #expect(try secret(store, "s3", "a") == Data("v3".utf8))
-        for name in ["s1", "s2"] {
-            let error = failure { () throws(SecureStoreError) in _ = try secret(store, name, "a") }
+        for (i, name) in ["s1", "s2"].enumerated() {
+            // A lookup of the secret alone opens only the secret part (intact, and bound to its row)...
+            #expect(try secret(store, name, "a") == Data("v\(i + 1)".utf8))
+            // ...every read of the attributes opens the damaged or moved record.
+            let error = failure { () throws(SecureStoreError) in
+                _ = try store.item(matching: ItemQuery(.genericPassword, generic(name, "a"), returning: [.attributes, .data]))
+            }
             #expect(error?.code == .decode)
             #expect(error?.message.contains("cannot be decrypted: the data was altered or corrupted") == true)
         }

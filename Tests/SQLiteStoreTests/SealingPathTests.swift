@@ -37,15 +37,20 @@ struct SealingPathTests {
         }
     }
 
-    /// FORMAT.md's record, written a field at a time into a growing array (format 3, or 2 with the secret).
-    static func reference(_ record: ItemRecord, withSecret: Bool) -> [UInt8] {
+    /// FORMAT.md's record, written a field at a time into a growing array (format 4; or 3, or 2 with the secret).
+    static func reference(_ record: ItemRecord, version: UInt8) -> [UInt8] {
         func u32(_ n: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(n).bigEndian, Array.init) }
         func u64(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n.bigEndian, Array.init) }
         func chunk(_ b: [UInt8]) -> [UInt8] { u32(b.count) + b }
-        var out: [UInt8] = [withSecret ? 2 : 3]
+        var out: [UInt8] = [version]
         out += chunk(Array(record.itemClass.rawValue.utf8)) + chunk(Array(record.persistentRef.data))
-        if let data = record.data { out += [1] + (withSecret ? chunk(Array(data)) : []) } else { out += [0] }
-        let names = record.attributes.keys.sorted()   // by code (AttributeName's own order)
+        if version < 4 {
+            if let data = record.data { out += [1] + (version == 2 ? chunk(Array(data)) : []) } else { out += [0] }
+        }
+        var names = record.attributes.keys.sorted()   // by code (AttributeName's own order)
+        if version == 4, case .date? = record.attributes[.modificationDate] {
+            names.removeAll { $0 == .modificationDate }   // sealed apart
+        }
         out += u32(names.count)
         for name in names {
             out += chunk(Array(name.code.utf8))
@@ -92,36 +97,75 @@ struct SealingPathTests {
                           attributes: attributes, data: data)
     }
 
-    @Test("the one-buffer encoder writes FORMAT.md's record byte for byte, and sealed records open to the same record")
+    @Test("the one-buffer encoder writes FORMAT.md's records byte for byte (formats 4, 3, 2), and sealed rows open to the same record, in part as asked")
     func encoderAndSealer() throws {
         var rng = SystemRandomNumberGenerator()
         let sealer = try RecordSealer.make(.raw(Data((0..<32).map { UInt8($0) })), storedKDF: nil, cost: .minimum,
                                            creatingKeyFile: false)
-        for _ in 0..<300 {
-            let record = Self.randomRecord(&rng)
-            #expect(RecordCodec.encode(record) == Self.reference(record, withSecret: false))
-            #expect(RecordCodec.encodeWithSecret(record) == Self.reference(record, withSecret: true))
+        var previous: SealedRecord?
+        for round in 0..<300 {
+            var record = Self.randomRecord(&rng)
+            if round % 2 == 0 {   // half of them with a modification date that is a date, as every stored item has
+                var attributes = record.attributes
+                attributes[.modificationDate] = .date(Date(timeIntervalSinceReferenceDate: Double(round) * 1.5))
+                record = ItemRecord(persistentRef: record.persistentRef, itemClass: record.itemClass,
+                                    attributes: attributes, data: record.data)
+            }
+            #expect(RecordCodec.encode(record) == Self.reference(record, version: 4))
+            #expect(RecordCodec.encodeFormat3(record) == Self.reference(record, version: 3))
+            #expect(RecordCodec.encodeWithSecret(record) == Self.reference(record, version: 2))
             let sealed = sealer.seal(record)
             #expect(sealed.ref == sealer.refIndex(record.persistentRef))
             #expect(sealed.ukey == sealer.uniqueKeyIndex(record.uniqueKey))
             #expect(sealed.svc == sealer.attributeIndex(.service, record.attributes[.service]))
             #expect(sealed.acct == sealer.attributeIndex(.account, record.attributes[.account]))
-            #expect((sealed.secret == nil) == (record.data == nil))
-            let opened = try sealer.open(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, blob: sealed.blob,
-                                         secret: sealed.secret, id: 1)
+            #expect(sealed.blob != nil && sealed.secret != nil && sealed.mdat != nil, "format 4 seals every part")
+            let opened = try sealer.open(sealed, id: 1)
             #expect(opened == record && opened.data == record.data)
-            // A flipped byte anywhere in the sealed record or secret is refused.
-            var blob = sealed.blob
-            blob[Int.random(in: 0..<blob.count, using: &rng)] ^= 0x01
-            #expect(throws: SecureStoreError.self) {
-                _ = try sealer.open(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, blob: blob, secret: sealed.secret, id: 1)
+            // Without data: the same record, no secret.
+            let withoutData = try sealer.open(sealed, id: 1, .withoutData)
+            #expect(withoutData == ItemRecord(persistentRef: record.persistentRef, itemClass: record.itemClass,
+                                              attributes: record.attributes, data: nil))
+            // By key: the secret part alone gives the reference, the secret and the key it was found by.
+            let byKey = try sealer.open(sealed, id: 1, .dataOnly(record.uniqueKey))
+            #expect(byKey.persistentRef == record.persistentRef && byKey.data == record.data
+                    && byKey.uniqueKey == record.uniqueKey && byKey.itemClass == record.itemClass && byKey.attributeCount == 0)
+            // The format 3 rows of schema 3 stores still open to the same record.
+            #expect(try sealer.open(sealer.sealFormat3ForTesting(record), id: 1) == record)
+            // A flipped byte anywhere in any sealed part is refused, whichever parts the read opens.
+            func flipped(_ bytes: [UInt8]?) -> [UInt8]? {
+                guard var bytes else { return nil }
+                bytes[Int.random(in: 0..<bytes.count, using: &rng)] ^= 0x01
+                return bytes
             }
-            if var secret = sealed.secret {
-                secret[Int.random(in: 0..<secret.count, using: &rng)] ^= 0x80
-                #expect(throws: SecureStoreError.self) {
-                    _ = try sealer.open(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, blob: sealed.blob, secret: secret, id: 1)
-                }
+            let damaged = [
+                SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc, acct: sealed.acct,
+                             blob: flipped(sealed.blob), secret: sealed.secret, mdat: sealed.mdat),
+                SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc, acct: sealed.acct,
+                             blob: sealed.blob, secret: flipped(sealed.secret), mdat: sealed.mdat),
+                SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc, acct: sealed.acct,
+                             blob: sealed.blob, secret: sealed.secret, mdat: flipped(sealed.mdat)),
+            ]
+            for (part, row) in damaged.enumerated() {
+                #expect(throws: SecureStoreError.self, "part \(part)") { _ = try sealer.open(row, id: 1) }
             }
+            #expect(throws: SecureStoreError.self) { _ = try sealer.open(damaged[1], id: 1, .dataOnly(record.uniqueKey)) }
+            // Another row's secret part or date (its own valid seal) does not open in this row: each is bound to
+            // its row's reference (and the secret to its class and unique key).
+            if let other = previous {
+                let swappedSecret = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
+                                                 acct: sealed.acct, blob: sealed.blob, secret: other.secret, mdat: sealed.mdat)
+                #expect(throws: SecureStoreError.self) { _ = try sealer.open(swappedSecret, id: 1, .dataOnly(record.uniqueKey)) }
+                let swappedDate = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
+                                               acct: sealed.acct, blob: sealed.blob, secret: sealed.secret, mdat: other.mdat)
+                #expect(throws: SecureStoreError.self) { _ = try sealer.open(swappedDate, id: 1, .withoutData) }
+                // The same secret part under another unique-key index (a row whose `ukey` column was swapped).
+                guard other.ukey != sealed.ukey else { previous = sealed; continue }
+                let movedKey = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: other.ukey, svc: sealed.svc,
+                                            acct: sealed.acct, blob: sealed.blob, secret: sealed.secret, mdat: sealed.mdat)
+                #expect(throws: SecureStoreError.self) { _ = try sealer.open(movedKey, id: 1, .dataOnly(record.uniqueKey)) }
+            }
+            previous = sealed
         }
     }
 }

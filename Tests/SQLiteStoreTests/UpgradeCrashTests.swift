@@ -8,18 +8,19 @@ import CSQLite
 
 @Suite("SQLite schema upgrade under kill -9")
 struct UpgradeCrashTests {
-    /// The committed schema 2 fixture's key (the bytes 0x01…0x20, as its key file holds).
+    /// The committed fixtures' key (the bytes 0x01…0x20, as their key files hold).
     static let fixtureKey = Data(1...32)
 
-    @Test("a writer killed at random moments while it upgrades a schema 2 store leaves a readable schema 2 store or a complete schema 3 one")
-    func killedUpgrade() throws {
+    @Test("a writer killed at random moments while it upgrades a schema 2 or 3 store leaves a readable store of that schema or a complete schema 4 one",
+          arguments: [2, 3] as [Int64])
+    func killedUpgrade(from schema: Int64) throws {
         let s = try Scratch()
         defer { s.cleanUp() }
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
         let template = s.path("template.db")
-        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("v2.db").path, toPath: template)
+        try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("v\(schema).db").path, toPath: template)
         chmod(template, 0o600)
-        // The fixture's five items plus enough schema 2 rows that the upgrade takes a while to kill it in.
+        // The fixture's items plus enough rows of its schema that the upgrade takes a while to kill it in.
         let bulk = 2_000
         let fixture = try SQLiteStore(path: template, key: .raw(Self.fixtureKey), readOnly: true).exportRecords()
         let alice = try #require(fixture.first { $0.attributes[.account]?.text == "alice" })
@@ -28,24 +29,28 @@ struct UpgradeCrashTests {
         for i in 0..<bulk {
             var attributes = alice.attributes
             attributes[.account] = .string("bulk-\(i)")
-            let row = sealer.sealFormat2ForTesting(ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
-                                                              attributes: attributes, data: Data("secret-\(i)".utf8)))
+            let record = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes,
+                                    data: Data("secret-\(i)".utf8))
+            let row = schema == 2 ? sealer.sealFormat2ForTesting(record) : sealer.sealFormat3ForTesting(record)
             func x(_ b: [UInt8]) -> String { "X'" + hex(Data(b)) + "'" }
-            sql += "INSERT INTO items(cls, ref, ukey, svc, acct, blob) VALUES (\(row.cls), \(x(row.ref)), \(x(row.ukey)), "
-                + "\(x(row.svc)), \(x(row.acct)), \(x(row.blob)));"
+            sql += "INSERT INTO items(cls, ref, ukey, svc, acct, blob\(schema == 3 ? ", secret" : "")) VALUES (\(row.cls), "
+                + "\(x(row.ref)), \(x(row.ukey)), \(x(row.svc)), \(x(row.acct)), \(x(row.blob ?? []))"
+                + (schema == 3 ? ", \(x(row.secret ?? []))" : "") + ");"
         }
         do {
             let raw = RawDB(template)
             #expect(raw.exec(sql + "COMMIT; PRAGMA wal_checkpoint(TRUNCATE);") == SQLITE_OK)
         }
-        #expect(userVersion(template) == 2)
+        #expect(userVersion(template) == schema)
+        let fixtureNames = schema == 2 ? ["alice", "empty", "bob", "carol", "k"]
+            : ["alice", "empty", "bob", "carol", "cert", "k", "identity"]
 
         /// Every item of the file, with the right secret, in insertion order; the schema version.
         func expectIntact(_ path: String, _ stage: String) throws {
             let records = try SQLiteStore(path: path, key: .raw(Self.fixtureKey), readOnly: true).exportRecords()
             let names = records.map { $0.attributes[.account]?.text ?? $0.attributes[.label]?.text ?? "?" }
             #expect(Array(names.prefix(fixture.count + bulk))
-                    == ["alice", "empty", "bob", "carol", "k"] + (0..<bulk).map { "bulk-\($0)" }, "\(stage): items in order")
+                    == fixtureNames + (0..<bulk).map { "bulk-\($0)" }, "\(stage): items in order")
             for (i, record) in records.filter({ $0.attributes[.account]?.text?.hasPrefix("bulk-") == true }).enumerated() {
                 #expect(record.attributes[.account]?.text == "bulk-\(i)", "\(stage): order")
                 #expect(record.data == Data("secret-\(i)".utf8), "\(stage): secret of bulk-\(i)")
@@ -64,7 +69,7 @@ struct UpgradeCrashTests {
         let window = Date().timeIntervalSince(started)
         #expect(lines.last == "ok calibrated", "\(lines)")
         #expect(window < 30, "the undisturbed upgrade took \(window) s")
-        #expect(userVersion(calibration) == 3)
+        #expect(userVersion(calibration) == 4)
         try expectIntact(calibration, "undisturbed")
 
         var outcomes: [Int64: Int] = [:]
@@ -82,13 +87,14 @@ struct UpgradeCrashTests {
             outcomes[version, default: 0] += 1
             let columns = RawDB(path).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')")
             switch version {
-            case 2: #expect(!columns.contains("secret"), "round \(round): a schema 2 file without schema 3 parts")
-            case 3: #expect(columns.hasSuffix(",secret"), "round \(round)")
+            case schema: #expect(!columns.contains("mdat") && columns.contains("secret") == (schema == 3),
+                                 "round \(round): a schema \(schema) file without schema 4 parts")
+            case 4: #expect(columns.hasSuffix(",secret,mdat"), "round \(round)")
             default: Issue.record("round \(round): schema \(version) after the kill")
             }
-            // An acknowledged write is there (and then the file is schema 3).
+            // An acknowledged write is there (and then the file is schema 4).
             if said.contains("ok r\(round)") {
-                #expect(version == 3)
+                #expect(version == 4)
                 #expect(try secret(SQLiteStore(path: path, key: .raw(Self.fixtureKey), readOnly: true), "worker", "r\(round)")
                         == Data("r\(round)".utf8))
             }
@@ -96,11 +102,12 @@ struct UpgradeCrashTests {
             // Whatever state it was left in, the next write completes the upgrade.
             try SQLiteStore(path: path, key: .raw(Self.fixtureKey))
                 .add(NewItem(.genericPassword, generic("after", "r\(round)"), data: Data("a".utf8)))
-            #expect(userVersion(path) == 3)
+            #expect(userVersion(path) == 4)
             try expectIntact(path, "round \(round), written again")
         }
         // Not asserted (a kill's moment is random), but printed: how many rounds ended in each schema.
-        print("killed upgrades ended as schema 2: \(outcomes[2] ?? 0), schema 3: \(outcomes[3] ?? 0)")
+        print("killed upgrades from schema \(schema) ended as schema \(schema): \(outcomes[schema] ?? 0), "
+            + "schema 4: \(outcomes[4] ?? 0)")
     }
 
     /// The worker's lines up to and including "opened" (all of them if it ends first).

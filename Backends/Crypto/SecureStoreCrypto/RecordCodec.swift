@@ -1,22 +1,32 @@
 package import SecureStoreCore
 package import Foundation
 
-/// The compact binary form of one record's plaintext (see FORMAT.md): it keeps each value's exact case.
+/// The compact binary forms of one record's plaintext (see FORMAT.md): they keep each value's exact case.
 ///
-/// Version 3 (written) holds everything but the secret, and says whether the item has one: the secret is
-/// sealed on its own (a column of its own in a table). Version 2 (read) holds the secret after a "has a secret"
-/// flag; version 1 (read) always held one, so a version 1 record with 0 bytes of secret keeps its meaning: an
-/// empty secret.
+/// Version 4 (written) holds every attribute but the modification date (when it is a date: it is sealed on its
+/// own, so a change of secret re-seals no record) and nothing about the secret (sealed on its own with the
+/// reference and whether the item has one, ``encodeSecret(_:)``). Version 3 (read) holds the modification
+/// date and says whether the item has a secret, which is sealed apart; version 2 (read) holds the secret after
+/// a "has a secret" flag; version 1 (read) always held one, so a version 1 record with 0 bytes of secret keeps
+/// its meaning: an empty secret.
 package enum RecordCodec {
-    package static let version: UInt8 = 3
+    package static let version: UInt8 = 4
+    /// The modification date and the "has a secret" flag inside, the secret apart; still read.
+    package static let version3: UInt8 = 3
     /// The secret inside the record, after a "has a secret" flag; still read.
     package static let version2: UInt8 = 2
     /// The first version, still read: the secret inside, no "has a secret" flag.
     package static let version1: UInt8 = 1
 
-    /// Format 3: the record without its secret (whether it has one is in the record).
+    /// Format 4: the record without its secret and without a modification date that is a date.
     package static func encode(_ record: ItemRecord) -> [UInt8] {
         encode(record, version: version)
+    }
+
+    /// Format 3: the record without its secret (whether it has one is in the record); what a schema 3 store
+    /// holds (tests build such stores with it).
+    package static func encodeFormat3(_ record: ItemRecord) -> [UInt8] {
+        encode(record, version: version3)
     }
 
     /// Format 2: the record with its secret inside (what tests and old readers use).
@@ -25,30 +35,65 @@ package enum RecordCodec {
     }
 
     private static func encode(_ record: ItemRecord, version: UInt8) -> [UInt8] {
-        let fields = Fields(record, withSecret: version == version2)
+        let fields = Fields(record, version: version)
         return [UInt8](unsafeUninitializedCapacity: fields.count) { buffer, count in
-            fields.write(version: version, into: UnsafeMutableRawBufferPointer(buffer))
+            fields.write(into: UnsafeMutableRawBufferPointer(buffer))
             count = fields.count
         }
     }
 
-    /// A record's fields in the order format 3 (or 2) writes them, and the exact size of the encoding: the
-    /// encoder writes into one buffer of that size (the plaintext of a sealed record is written straight into
-    /// the buffer it is sealed in, see ``RecordSealer``), with no array per field.
+    /// Whether `entry` is a modification date kept apart from a format 4 record (a date; any other value of
+    /// that attribute, which only a caller building records by hand can make, stays inside).
+    @inline(__always)
+    static func isSealedApart(_ entry: ItemRecord.Entry) -> Bool {
+        if entry.name == .modificationDate, case .date = entry.value { return true }
+        return false
+    }
+
+    /// The modification date a format 4 row keeps apart from its record, nil when the record has none that is
+    /// a date.
+    package static func modificationDate(of record: ItemRecord) -> Date? {
+        if case .date(let d)? = record[.modificationDate] { return d }
+        return nil
+    }
+
+    /// Whether `a` and `b` have the same format 4 record: the same class, reference and attributes but for
+    /// a modification date that is a date (what a change of secret alone leaves as it was).
+    package static func sameRecordApartFromDate(_ a: ItemRecord, _ b: ItemRecord) -> Bool {
+        guard a.itemClass == b.itemClass, a.persistentRef == b.persistentRef else { return false }
+        var i = a.entries.makeIterator(), j = b.entries.makeIterator()
+        while true {
+            var x = i.next()
+            while let e = x, isSealedApart(e) { x = i.next() }
+            var y = j.next()
+            while let e = y, isSealedApart(e) { y = j.next() }
+            switch (x, y) {
+            case (nil, nil): return true
+            case (let x?, let y?) where x == y: continue
+            default: return false
+            }
+        }
+    }
+
+    /// A record's fields in the order format 4 (or 3, or 2) writes them, and the exact size of the encoding:
+    /// the encoder writes into one buffer of that size (the plaintext of a sealed record is written straight
+    /// into the buffer it is sealed in, see ``RecordSealer``), with no array per field.
     package struct Fields {
         let record: ItemRecord
-        let withSecret: Bool
+        let version: UInt8
         /// The encoding's size in bytes.
         package let count: Int
 
-        package init(_ record: ItemRecord, withSecret: Bool = false) {
+        package init(_ record: ItemRecord, version: UInt8 = RecordCodec.version) {
+            precondition(version >= 2 && version <= 4, "only formats 2 to 4 are written")
             self.record = record
-            self.withSecret = withSecret
-            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + record.persistentRef.byteCount + 1 + 4
-            if withSecret, let data = record.data { n += 4 + data.count }
+            self.version = version
+            var n = 1 + 4 + record.itemClass.rawValue.utf8.count + 4 + record.persistentRef.byteCount + 4
+            if version < 4 { n += 1 }
+            if version == 2, let data = record.data { n += 4 + data.count }
             // The record keeps its attributes in byte order of their codes: the order written (and required
             // by `decode`), so they are written as they are, without a sort or a copy.
-            for entry in record.entries {
+            for entry in record.entries where version < 4 || !isSealedApart(entry) {
                 n += 4 + entry.name.withCodeUTF8 { $0.count } + 1
                 switch entry.value {
                 case .string(let s): n += 4 + s.utf8.count
@@ -61,19 +106,22 @@ package enum RecordCodec {
         }
 
         /// Writes the encoding (exactly ``count`` bytes) to `out`.
-        package func write(version: UInt8, into out: UnsafeMutableRawBufferPointer) {
+        package func write(into out: UnsafeMutableRawBufferPointer) {
             var w = Writer(out: out)
             w.byte(version)
             w.text(record.itemClass.rawValue)
             record.persistentRef.withUnsafeBytes { w.bytes($0) }
-            if let data = record.data {
-                w.byte(1)
-                if withSecret { w.data(data) }
-            } else {
-                w.byte(0)
+            if version < 4 {
+                if let data = record.data {
+                    w.byte(1)
+                    if version == 2 { w.data(data) }
+                } else {
+                    w.byte(0)
+                }
             }
-            w.u32(UInt32(record.attributeCount))
-            for entry in record.entries {
+            let apart = version == 4 && RecordCodec.modificationDate(of: record) != nil
+            w.u32(UInt32(record.attributeCount - (apart ? 1 : 0)))
+            for entry in record.entries where version < 4 || !isSealedApart(entry) {
                 entry.name.withCodeUTF8 { w.bytes(UnsafeRawBufferPointer($0)) }
                 switch entry.value {
                 case .string(let s): w.byte(1); w.text(s)
@@ -85,6 +133,62 @@ package enum RecordCodec {
             }
             precondition(w.at == count, "the record encoding's size was miscounted")
         }
+    }
+
+    // MARK: The parts a format 4 row seals apart
+
+    /// The plaintext of a format 4 row's sealed secret: the secret's bytes (none for an item without one),
+    /// then the item's persistent reference, the reference's length (u32) and whether the item has a
+    /// secret (0 or 1). The reference is there so that a lookup that returns only data can answer from this
+    /// part alone; the secret comes first so that it is opened straight into the `Data` that holds it.
+    package static func secretCount(_ record: ItemRecord) -> Int {
+        (record.data?.count ?? 0) + record.persistentRef.byteCount + 5
+    }
+
+    /// Writes ``secretCount(_:)`` bytes of `record`'s secret part into `out`.
+    package static func writeSecret(_ record: ItemRecord, into out: UnsafeMutableRawBufferPointer) {
+        var at = 0
+        func put(_ bytes: UnsafeRawBufferPointer) {
+            if bytes.count > 0 { UnsafeMutableRawBufferPointer(rebasing: out[at..<at + bytes.count]).copyMemory(from: bytes) }
+            at += bytes.count
+        }
+        record.data?.withUnsafeBytes { put($0) }
+        record.persistentRef.withUnsafeBytes { put($0) }
+        out.storeBytes(of: UInt32(truncatingIfNeeded: record.persistentRef.byteCount).bigEndian, toByteOffset: at,
+                       as: UInt32.self)
+        out[at + 4] = record.data == nil ? 0 : 1
+        precondition(at + 5 == out.count, "the secret part's size was miscounted")
+    }
+
+    /// The trailer of a format 4 secret part: whether the item has a secret, its reference and how many bytes
+    /// of secret come before the trailer; nil when it is not one (a secret flagged absent has no bytes).
+    package static func decodeSecretTrailer(_ plain: UnsafeRawBufferPointer)
+        -> (present: Bool, ref: PersistentRef, dataCount: Int)?
+    {
+        guard plain.count >= 5, plain[plain.count - 1] <= 1 else { return nil }
+        let present = plain[plain.count - 1] == 1
+        let refCount = Int(plain[(plain.count - 5)..<(plain.count - 1)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        let dataCount = plain.count - 5 - refCount
+        guard dataCount >= 0, present || dataCount == 0 else { return nil }
+        let ref = PersistentRef(bytes: UnsafeRawBufferPointer(rebasing: plain[dataCount..<dataCount + refCount]))
+        return (present, ref, dataCount)
+    }
+
+    /// The plaintext of a format 4 row's sealed modification date: the date's 8 bytes (as in a record), or
+    /// none when the record has no modification date that is a date.
+    package static func encodeDate(_ date: Date?) -> [UInt8] {
+        guard let date else { return [] }
+        return withUnsafeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.bigEndian, Array.init)
+    }
+
+    /// The date in a modification-date part: `.some(nil)` for none, nil when it is not one (a NaN is not a
+    /// date this library writes).
+    package static func decodeDate(_ plain: [UInt8]) -> Date?? {
+        if plain.isEmpty { return .some(nil) }
+        guard plain.count == 8 else { return nil }
+        let bits = plain.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard !Double(bitPattern: bits).isNaN else { return nil }
+        return .some(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
     }
 
     /// Writes into a buffer sized exactly for what is written (checked by the caller at the end).
@@ -125,8 +229,9 @@ package enum RecordCodec {
         }
     }
 
-    /// The record in `bytes`, or nil when they are not a well-formed encoding. `secret` is the secret stored
-    /// apart from a format 3 record (nil: none); formats 1 and 2 hold theirs, so `secret` must be nil for them.
+    /// The record in `bytes` (format 1 to 3), or nil when they are not a well-formed encoding. `secret` is the
+    /// secret stored apart from a format 3 record (nil: none); formats 1 and 2 hold theirs, so `secret` must be
+    /// nil for them.
     package static func decode(_ bytes: [UInt8], secret: [UInt8]? = nil) -> ItemRecord? {
         decode(bytes, secretData: secret.map { Data($0) })
     }
@@ -136,55 +241,74 @@ package enum RecordCodec {
         decode(bytes, secret: .opened(secret))
     }
 
-    /// The record in `bytes` without its secret (a read that returns no data): `secretSealed` says whether the
-    /// row holds a sealed secret, which must agree with the record's flag; the record's ``ItemRecord/data`` is
-    /// nil. A format 1 or 2 record's secret, inside it, is left out too.
+    /// The record in `bytes` (format 1 to 3) without its secret (a read that returns no data): `secretSealed`
+    /// says whether the row holds a sealed secret, which must agree with the record's flag; the record's
+    /// ``ItemRecord/data`` is nil. A format 1 or 2 record's secret, inside it, is left out too.
     package static func decode(_ bytes: [UInt8], secretSealed: Bool) -> ItemRecord? {
         decode(bytes, secret: .leftSealed(present: secretSealed))
     }
 
-    /// The secret stored apart from a format 3 record: opened (nil: the row has none), or left sealed.
+    /// The format 4 record in `bytes` with the parts its row seals apart: the modification date (nil: none)
+    /// and the secret (nil: none, or not opened). Nil when `bytes` are not a format 4 record, or hold a
+    /// modification date that is a date (it is never inside).
+    package static func decode(format4 bytes: [UInt8], modified: Date?, data: Data?) -> ItemRecord? {
+        decode(bytes, secret: .apart(data: data, modified: modified))
+    }
+
+    /// The parts of a record stored apart from it: a format 3 record's secret, opened (nil: the row has none)
+    /// or left sealed; a format 4 record's secret and modification date.
     private enum StoredSecret {
         case opened(Data?)
         case leftSealed(present: Bool)
+        case apart(data: Data?, modified: Date?)
     }
 
     private static func decode(_ bytes: [UInt8], secret stored: StoredSecret) -> ItemRecord? {
         var r = Reader(bytes: bytes)
-        guard let v = r.byte(), v == version || v == version2 || v == version1,
+        guard let v = r.byte(), v == version || v == version3 || v == version2 || v == version1,
               let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
               let ref = r.slice()
         else { return nil }
-        let present: Bool, secret: Data?, omitted: Bool
-        switch stored {
-        case .opened(let data): (present, secret, omitted) = (data != nil, data, false)
-        case .leftSealed(let sealed): (present, secret, omitted) = (sealed, nil, true)
-        }
         let data: Data?
-        if v != version, present { return nil }
-        if v == version1 {
-            guard let d = r.slice() else { return nil }
-            data = omitted ? nil : copied(d)
+        var modified: Date? = nil
+        if case .apart(let secret, let date) = stored {
+            guard v == version else { return nil }
+            (data, modified) = (secret, date)
         } else {
-            switch (r.byte(), v == version) {
-            case (0, true), (0, false):
-                guard !present else { return nil }
-                data = nil
-            case (1, true):
-                guard present else { return nil }
-                data = secret
-            case (1, false):
+            guard v != version else { return nil }
+            let present: Bool, secret: Data?, omitted: Bool
+            switch stored {
+            case .opened(let data): (present, secret, omitted) = (data != nil, data, false)
+            case .leftSealed(let sealed): (present, secret, omitted) = (sealed, nil, true)
+            case .apart: return nil
+            }
+            if v != version3, present { return nil }
+            if v == version1 {
                 guard let d = r.slice() else { return nil }
                 data = omitted ? nil : copied(d)
-            default: return nil
+            } else {
+                switch (r.byte(), v == version3) {
+                case (0, true), (0, false):
+                    guard !present else { return nil }
+                    data = nil
+                case (1, true):
+                    guard present else { return nil }
+                    data = secret
+                case (1, false):
+                    guard let d = r.slice() else { return nil }
+                    data = omitted ? nil : copied(d)
+                default: return nil
+                }
             }
         }
         guard let count = r.u32() else { return nil }
         // Read in the record's own order (ascending codes, checked below): the entries become its layout as
         // they are (`ItemRecord`'s fixed slots), with no dictionary on the way.
         var entries: [ItemRecord.Entry] = []
-        entries.reserveCapacity(min(Int(count), 64))
+        entries.reserveCapacity(min(Int(count) + 1, 64))
         var previous: ArraySlice<UInt8>?
+        // A format 4 record's modification date goes in at its place in code order.
+        var pendingDate = modified.map { ItemRecord.Entry(.modificationDate, .date($0)) }
         for _ in 0..<count {
             // Exactly what `encode` writes: attribute codes (not readable names), each once, in byte order
             // (the codes' bytes compared, as `encode` sorts them).
@@ -213,8 +337,18 @@ package enum RecordCodec {
             default:
                 return nil
             }
+            if let date = pendingDate {
+                if name == .modificationDate { return nil }   // kept apart, and inside too
+                if date.name.sortsBefore(name) {
+                    entries.append(date)
+                    pendingDate = nil
+                }
+            }
+            // A format 4 record never holds a modification date that is a date.
+            if v == version, name == .modificationDate, case .date = value { return nil }
             entries.append(ItemRecord.Entry(name, value))
         }
+        if let date = pendingDate { entries.append(date) }
         guard r.atEnd else { return nil }
         return ItemRecord(persistentRef: ref.withUnsafeBytes { PersistentRef(bytes: $0) }, itemClass: cls, ordered: entries,
                           data: data)

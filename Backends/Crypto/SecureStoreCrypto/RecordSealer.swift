@@ -1,17 +1,52 @@
 package import SecureStoreCore
 import Foundation
 
-/// One record as an encrypted backend stores it: the class number, keyed blind indexes, the sealed record
-/// (`blob`, everything but the secret) and the sealed secret (nil: the item has none). Nothing in it is
-/// readable without the store's key (see Backends/SQLite/FORMAT.md).
+/// One record as an encrypted backend stores it: the class number, keyed blind indexes and the sealed parts
+/// (see Backends/SQLite/FORMAT.md). Nothing in it is readable without the store's key.
+///
+/// Format 4 (written): `blob` is the record without its secret and modification date, `secret` the secret
+/// part (always there, for an item with or without a secret: whether it has one is inside), `mdat` the
+/// modification date. A part that a replace leaves as it is stored is nil (see ``SealedParts``).
+/// Rows of format 3 and older (tests build them) have no `mdat`, and no `secret` for an item without one.
 package struct SealedRecord: Sendable, Hashable {
     package let cls: Int64
     package let ref: [UInt8]
     package let ukey: [UInt8]
     package let svc: [UInt8]
     package let acct: [UInt8]
-    package let blob: [UInt8]
+    package let blob: [UInt8]?
     package let secret: [UInt8]?
+    package let mdat: [UInt8]?
+
+    package init(cls: Int64, ref: [UInt8], ukey: [UInt8], svc: [UInt8], acct: [UInt8], blob: [UInt8]?,
+                 secret: [UInt8]?, mdat: [UInt8]?) {
+        (self.cls, self.ref, self.ukey, self.svc, self.acct) = (cls, ref, ukey, svc, acct)
+        (self.blob, self.secret, self.mdat) = (blob, secret, mdat)
+    }
+}
+
+/// The parts of a format 4 row that a seal writes besides the modification date (always sealed: every write
+/// changes it).
+package struct SealedParts: OptionSet, Sendable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// The record (`blob`): its attributes changed.
+    package static let record = SealedParts(rawValue: 1)
+    /// The secret part (`secret`): the secret, or the class or unique key it is bound to, changed.
+    package static let secret = SealedParts(rawValue: 2)
+    package static let all: SealedParts = [.record, .secret]
+}
+
+/// What a read of one row needs from it.
+package enum RowRead: Sendable {
+    /// Everything: attributes, modification date and secret.
+    case whole
+    /// Everything but the secret (left sealed; the record's ``ItemRecord/data`` is nil).
+    case withoutData
+    /// The secret and reference only, for a lookup that `key` decides (the row was found by its unique key
+    /// index, and the secret part is bound to that index): the record carries `key` and no attributes. A row
+    /// of format 3 or older is read whole.
+    case dataOnly(UniqueKey)
 }
 
 /// The keys of one open store and everything done with them: blind indexes, sealing and opening records,
@@ -239,52 +274,77 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     // MARK: Records
 
     private static let rowADPrefix = Array("SSrow1".utf8)
-    private static let secretADPrefix = Array("SSsec3".utf8)
+    private static let secretADPrefix3 = Array("SSsec3".utf8)
+    private static let secretADPrefix = Array("SSsec4".utf8)
+    private static let dateADPrefix = Array("SSmdt4".utf8)
 
-    /// The associated data of a sealed secret: its row's reference index, so a secret opens only in its row.
-    private static func secretAssociatedData(ref: [UInt8]) -> [UInt8] {
-        secretADPrefix + ref
+    /// The class of a stored class number, nil for none.
+    package static func itemClass(number: Int64) -> ItemClass? {
+        switch number {
+        case 1: .genericPassword
+        case 2: .internetPassword
+        case 3: .certificate
+        case 4: .key
+        case 5: .identity
+        default: nil
+        }
     }
 
-    private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
-        var ad: [UInt8] = []
-        ad.reserveCapacity(7 + ref.count + ukey.count)
-        ad.append(contentsOf: rowADPrefix)
-        ad.append(UInt8(truncatingIfNeeded: cls))
-        ad.append(contentsOf: ref)
-        ad.append(contentsOf: ukey)
-        return ad
-    }
-
-    package func seal(_ record: ItemRecord) -> SealedRecord {
-        seal(record, sealingSecret: true)
-    }
-
-    /// - Parameter sealingSecret: false when the stored sealed secret stays as it is (its `secret` is then nil
-    ///   and must not be written).
+    /// The row of `record` in format 4, sealing the record and secret parts in `parts` (and always the
+    /// modification date).
     ///
-    /// The record is encoded straight into the buffer it is sealed in (and encrypted there, so its plaintext
-    /// is nowhere else), the associated data is built on the stack, and the secret is sealed from the record's
-    /// `Data` (no copy).
-    package func seal(_ record: ItemRecord, sealingSecret: Bool) -> SealedRecord {
+    /// Each part is encoded straight into the buffer it is sealed in (and encrypted there, so its plaintext is
+    /// nowhere else), and the associated data is built on the stack:
+    /// - record (`blob`): `"SSrow1" ‖ cls ‖ ref index ‖ ukey index`;
+    /// - secret part: `"SSsec4" ‖ cls ‖ ref index ‖ ukey index`, so a secret opens only in its row, for its
+    ///   class and unique key: a lookup decided by the key can open it alone;
+    /// - modification date: `"SSmdt4" ‖ ref index`.
+    package func seal(_ record: ItemRecord, parts: SealedParts = .all) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
-        let fields = RecordCodec.Fields(record)
         let ref = record.persistentRef.withUnsafeBytes { index.index(domain: 1, $0) }
         let ukey = uniqueKeyIndex(record.uniqueKey)
-        let blob = ref.withUnsafeBytes { refBytes in
+        let clsByte = UInt8(truncatingIfNeeded: cls)
+        let (blob, secret, mdat) = ref.withUnsafeBytes { refBytes in
             ukey.withUnsafeBytes { ukeyBytes in
-                Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: cls), refBytes,
-                                        ukeyBytes) { ad in
-                    Sodium.seal(count: fields.count, ad: ad, key: encryption) { out in
-                        fields.write(version: RecordCodec.version, into: out)
+                let blob = parts.contains(.record) ? Self.withAssociatedData(
+                    prefix: Self.rowADPrefix, cls: clsByte, refBytes, ukeyBytes) { ad in
+                    let fields = RecordCodec.Fields(record)
+                    return Sodium.seal(count: fields.count, ad: ad, key: encryption) { fields.write(into: $0) }
+                } : nil
+                let secret = parts.contains(.secret) ? Self.withAssociatedData(
+                    prefix: Self.secretADPrefix, cls: clsByte, refBytes, ukeyBytes) { ad in
+                    Sodium.seal(count: RecordCodec.secretCount(record), ad: ad, key: encryption) {
+                        RecordCodec.writeSecret(record, into: $0)
+                    }
+                } : nil
+                let date = RecordCodec.encodeDate(RecordCodec.modificationDate(of: record))
+                let mdat = Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, refBytes, nil) { ad in
+                    date.withUnsafeBytes { plain in
+                        Sodium.seal(count: plain.count, ad: ad, key: encryption) { if plain.count > 0 { $0.copyMemory(from: plain) } }
                     }
                 }
+                return (blob, secret, mdat)
             }
         }
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: attributeIndex(.service, record[.service]),
-                            acct: attributeIndex(.account, record[.account]), blob: blob,
-                            secret: sealingSecret ? record.data.map { sealSecret($0, ref: ref) } : nil)
+                            acct: attributeIndex(.account, record[.account]), blob: blob, secret: secret, mdat: mdat)
+    }
+
+    /// Test hook: the row a schema 3 store held for `record` (record format 3, the secret sealed apart bound
+    /// to the reference index only, no modification-date column), so tests can build schema 3 stores.
+    package func sealFormat3ForTesting(_ record: ItemRecord) -> SealedRecord {
+        let cls = Self.classNumber(record.itemClass)
+        let ref = refIndex(record.persistentRef)
+        let ukey = uniqueKeyIndex(record.uniqueKey)
+        var plain = RecordCodec.encodeFormat3(record)
+        defer { Sodium.zero(&plain) }
+        return SealedRecord(cls: cls, ref: ref, ukey: ukey,
+                            svc: attributeIndex(.service, record[.service]),
+                            acct: attributeIndex(.account, record[.account]),
+                            blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
+                            secret: record.data.map { Sodium.seal(Array($0), ad: Self.secretADPrefix3 + ref, key: encryption) },
+                            mdat: nil)
     }
 
     /// Test hook: the row a schema 1 or 2 store held for `record` (record format 2, the secret inside the
@@ -299,74 +359,133 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                             svc: attributeIndex(.service, record[.service]),
                             acct: attributeIndex(.account, record[.account]),
                             blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
-                            secret: nil)
+                            secret: nil, mdat: nil)
     }
 
-    /// The sealed form of a secret stored apart, bound to the row whose reference index is `ref`.
-    private func sealSecret(_ data: Data, ref: [UInt8]) -> [UInt8] {
-        ref.withUnsafeBytes { refBytes in
-            Self.withAssociatedData(prefix: Self.secretADPrefix, cls: nil, refBytes, nil) { ad in
-                data.withUnsafeBytes { plain in
-                    Sodium.seal(count: plain.count, ad: ad, key: encryption) { out in
-                        if plain.count > 0 { out.copyMemory(from: plain) }
-                    }
-                }
+    private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
+        rowADPrefix + [UInt8(truncatingIfNeeded: cls)] + ref + ukey
+    }
+
+    /// The record in one stored row read in place (the statement's column memory), opening only what `read`
+    /// needs: no copy of a column, the associated data built on the stack, the record's plaintext in one
+    /// buffer (zeroed after decoding) and the secret opened straight into the `Data` the record holds.
+    ///
+    /// A row with a modification-date part is format 4; one without is format 3 or older (read as it was
+    /// written: its secret, when sealed apart, is bound to its reference index only, so it is read whole even
+    /// for ``RowRead/dataOnly(_:)``). A part left sealed must still be there: a format 4 row without its secret
+    /// part, or a format 3 record whose flag and `secret` column disagree, is damage either way.
+    package func open(_ row: RowColumns, _ read: RowRead = .whole) throws(SecureStoreError) -> ItemRecord {
+        guard let sealedDate = row.mdat else {
+            if case .withoutData = read { return try openFormat3(row, secret: false) }
+            return try openFormat3(row, secret: true)
+        }
+        guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }
+        let clsByte = UInt8(truncatingIfNeeded: row.cls)
+        var part: (ref: PersistentRef, data: Data?)? = nil
+        if case .withoutData = read {} else {
+            part = try openSecret(sealedSecret, cls: clsByte, row: row)
+        }
+        if case .dataOnly(let key) = read, let part {
+            guard let cls = Self.itemClass(number: row.cls) else { throw Self.undecodable(row.id) }
+            return ItemRecord(persistentRef: part.ref, itemClass: cls, foundByKey: key, data: part.data)
+        }
+        let plain = try openRecord(row)
+        var date = [UInt8](repeating: 0, count: max(sealedDate.count - Sodium.nonceBytes - Sodium.tagBytes, 0))
+        let dateOpened = sealedDate.count >= Sodium.nonceBytes + Sodium.tagBytes && date.withUnsafeMutableBytes { out in
+            Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, row.ref, nil) { ad in
+                Sodium.open(sealedDate, ad: ad, key: encryption, into: out)
             }
         }
+        guard dateOpened, let modified = RecordCodec.decodeDate(date) else {
+            throw SecureStoreError(.decode, "The modification date of stored item #\(row.id) cannot be decrypted: the "
+                + "data was altered or corrupted.")
+        }
+        guard let record = RecordCodec.decode(format4: plain.bytes, modified: modified, data: part?.data),
+              Self.classNumber(record.itemClass) == row.cls, part.map({ $0.ref == record.persistentRef }) ?? true
+        else { throw Self.undecodable(row.id) }
+        return record
     }
 
-    /// The record in one stored row read in place (the statement's column memory): the same checks as
-    /// ``open(cls:ref:ukey:blob:secret:id:)``, with no copy of a column, the associated data built on the
-    /// stack, the record's plaintext in one buffer (zeroed after decoding) and the secret opened straight
-    /// into the `Data` the record holds.
-    ///
-    /// - Parameter secret: whether to open the sealed secret. When not (a read that returns no data), the
-    ///   secret stays sealed and the record has none (``ItemRecord/data`` nil); the record's flag and the
-    ///   column must still agree (a secret set to NULL, or given to an item without one, is damage either way).
-    package func open(_ row: RowColumns, secret openingSecret: Bool = true) throws(SecureStoreError) -> ItemRecord {
+    /// The plaintext of a row's sealed record, in a buffer zeroed when released.
+    private func openRecord(_ row: RowColumns) throws(SecureStoreError) -> Plaintext {
         let plainCount = row.blob.count - Sodium.nonceBytes - Sodium.tagBytes
         guard plainCount >= 0 else { throw Self.undecryptable(row.id) }
         var opened = true
-        var plain = [UInt8](unsafeUninitializedCapacity: plainCount) { buffer, count in
+        let plain = Plaintext([UInt8](unsafeUninitializedCapacity: plainCount) { buffer, count in
             count = plainCount
             opened = Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: row.cls),
                                              row.ref, row.ukey) { ad in
                 Sodium.open(row.blob, ad: ad, key: encryption, into: UnsafeMutableRawBufferPointer(buffer))
             }
             if !opened { buffer.initialize(repeating: 0) }
-        }
-        defer { Sodium.zero(&plain) }
+        })
         guard opened else { throw Self.undecryptable(row.id) }
+        return plain
+    }
+
+    /// A format 4 secret part, opened straight into the `Data` the record will hold: the secret's bytes come
+    /// first in the plaintext, so the trailer (reference, its length, the "has a secret" byte) is cut off
+    /// without a copy.
+    private func openSecret(_ sealed: UnsafeRawBufferPointer, cls: UInt8, row: RowColumns)
+        throws(SecureStoreError) -> (ref: PersistentRef, data: Data?)
+    {
+        let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
+        var data = Data(count: max(count, 0))
+        let ok = count >= 5 && data.withUnsafeMutableBytes { out in
+            Self.withAssociatedData(prefix: Self.secretADPrefix, cls: cls, row.ref, row.ukey) { ad in
+                Sodium.open(sealed, ad: ad, key: encryption, into: out)
+            }
+        }
+        guard ok, let trailer = data.withUnsafeBytes({ RecordCodec.decodeSecretTrailer($0) }) else {
+            data.withUnsafeMutableBytes { Sodium.zero($0) }
+            throw Self.damagedSecret(row.id)
+        }
+        guard trailer.present else { return (trailer.ref, nil) }
+        data.count = trailer.dataCount
+        return (trailer.ref, data)
+    }
+
+    /// A format 3 (or older) row: the record, and its secret sealed apart when `secret`.
+    private func openFormat3(_ row: RowColumns, secret openingSecret: Bool) throws(SecureStoreError) -> ItemRecord {
+        let plain = try openRecord(row)
         var secret: Data? = nil
         if let sealed = row.secret, openingSecret {
             let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
             var data = Data(count: max(count, 0))
             let ok = count >= 0 && data.withUnsafeMutableBytes { out in
-                Self.withAssociatedData(prefix: Self.secretADPrefix, cls: nil, row.ref, nil) { ad in
+                Self.withAssociatedData(prefix: Self.secretADPrefix3, cls: nil, row.ref, nil) { ad in
                     Sodium.open(sealed, ad: ad, key: encryption, into: out)
                 }
             }
-            guard ok else {
-                throw SecureStoreError(.decode,
-                    "The secret of stored item #\(row.id) cannot be decrypted: the data was altered or corrupted.")
-            }
+            guard ok else { throw Self.damagedSecret(row.id) }
             secret = data
         }
-        let decoded = openingSecret ? RecordCodec.decode(plain, secretData: secret)
-            : RecordCodec.decode(plain, secretSealed: row.secret != nil)
-        guard let record = decoded, Self.classNumber(record.itemClass) == row.cls
-        else {
-            throw SecureStoreError(.decode, "Stored item #\(row.id) cannot be decoded: the data was altered or corrupted.")
-        }
+        let decoded = openingSecret ? RecordCodec.decode(plain.bytes, secretData: secret)
+            : RecordCodec.decode(plain.bytes, secretSealed: row.secret != nil)
+        guard let record = decoded, Self.classNumber(record.itemClass) == row.cls else { throw Self.undecodable(row.id) }
         return record
+    }
+
+    /// A record's plaintext, zeroed when the last copy goes.
+    private final class Plaintext {
+        var bytes: [UInt8]
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        deinit { Sodium.zero(&bytes) }
     }
 
     private static func undecryptable(_ id: Int64) -> SecureStoreError {
         SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
     }
 
-    /// Calls `body` with `prefix ‖ cls ‖ first ‖ second` in stack memory: the associated data of a row
-    /// (``associatedData(cls:ref:ukey:)``) or of a secret (``secretAssociatedData(ref:)``).
+    private static func undecodable(_ id: Int64) -> SecureStoreError {
+        SecureStoreError(.decode, "Stored item #\(id) cannot be decoded: the data was altered or corrupted.")
+    }
+
+    private static func damagedSecret(_ id: Int64) -> SecureStoreError {
+        SecureStoreError(.decode, "The secret of stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
+    }
+
+    /// Calls `body` with `prefix ‖ cls ‖ first ‖ second` in stack memory: the associated data of a row's part.
     private static func withAssociatedData<Result>(prefix: [UInt8], cls: UInt8?, _ first: UnsafeRawBufferPointer,
                                                    _ second: UnsafeRawBufferPointer?,
                                                    _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
@@ -391,30 +510,29 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         return at + bytes.count
     }
 
-    /// The record in one stored row (`id` only names it in errors); `decode` when it was altered, moved to
-    /// another row or sealed with another key.
-    /// `secret` is the sealed secret stored apart (format 3 records), nil for none or for a format 1 or 2
-    /// record (whose secret is inside the blob).
-    package func open(cls: Int64, ref: [UInt8], ukey: [UInt8], blob: [UInt8], secret: [UInt8]? = nil, id: Int64)
-        throws(SecureStoreError) -> ItemRecord
-    {
-        guard var plain = Sodium.open(blob, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption)
-        else {
-            throw SecureStoreError(.decode, "Stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
-        }
-        defer { Sodium.zero(&plain) }
-        var secretPlain: [UInt8]? = nil
-        if let secret {
-            guard let opened = Sodium.open(secret, ad: Self.secretAssociatedData(ref: ref), key: encryption) else {
-                throw SecureStoreError(.decode,
-                    "The secret of stored item #\(id) cannot be decrypted: the data was altered or corrupted.")
+    /// The record in one sealed row given as arrays (tests; `id` only names it in errors): the same checks as
+    /// ``open(_:_:)``.
+    package func open(_ sealed: SealedRecord, id: Int64, _ read: RowRead = .whole) throws(SecureStoreError) -> ItemRecord {
+        guard let blob = sealed.blob else { throw Self.undecryptable(id) }
+        var outcome: Result<ItemRecord, SecureStoreError> = .failure(Self.undecryptable(id))
+        sealed.ref.withUnsafeBytes { ref in
+            sealed.ukey.withUnsafeBytes { ukey in
+                blob.withUnsafeBytes { blob in
+                    func call(_ secret: UnsafeRawBufferPointer?, _ mdat: UnsafeRawBufferPointer?) {
+                        outcome = Result { () throws(SecureStoreError) in
+                            try open(RowColumns(id: id, cls: sealed.cls, ref: ref, ukey: ukey, blob: blob, secret: secret,
+                                                mdat: mdat), read)
+                        }
+                    }
+                    switch (sealed.secret, sealed.mdat) {
+                    case (nil, nil): call(nil, nil)
+                    case (let s?, nil): s.withUnsafeBytes { call($0, nil) }
+                    case (nil, let m?): m.withUnsafeBytes { call(nil, $0) }
+                    case (let s?, let m?): s.withUnsafeBytes { s in m.withUnsafeBytes { call(s, $0) } }
+                    }
+                }
             }
-            secretPlain = opened
         }
-        defer { Sodium.zero(&secretPlain) }
-        guard let record = RecordCodec.decode(plain, secret: secretPlain), Self.classNumber(record.itemClass) == cls else {
-            throw SecureStoreError(.decode, "Stored item #\(id) cannot be decoded: the data was altered or corrupted.")
-        }
-        return record
+        return try outcome.get()
     }
 }

@@ -21,7 +21,7 @@ package protocol SealedTableExecutor {
     /// it and send it with its next statement or with COMMIT, in one round trip; its failure then surfaces
     /// there, and the transaction rolls back as for any failure.
     func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError)
-    /// Calls `body` with each `id, cls, ref, ukey, blob, secret` row `sql` returns, in order.
+    /// Calls `body` with each `id, cls, ref, ukey, blob, secret, mdat` row `sql` returns, in order.
     func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
                           _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError)
 }
@@ -31,7 +31,7 @@ extension SealedTableExecutor {
         try run(sql, parameters)
     }
 
-    /// Calls `body` with each `id, cls, ref, ukey, blob, secret` row of `sql`, in order. This default goes
+    /// Calls `body` with each `id, cls, ref, ukey, blob, secret, mdat` row of `sql`, in order. This default goes
     /// through ``rows(_:_:)``; an executor that can lend its driver's column memory (SQLite) does so instead,
     /// so a lookup copies no column and builds no row arrays.
     package func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
@@ -40,7 +40,7 @@ extension SealedTableExecutor {
     }
 }
 
-/// The columns `id, cls, ref, ukey, blob, secret` of one stored row, read in place: the buffers are the
+/// The columns `id, cls, ref, ukey, blob, secret, mdat` of one stored row, read in place: the buffers are the
 /// driver's (or an array's) memory and are valid only during the call that lends them.
 package struct RowColumns {
     package let id: Int64
@@ -48,36 +48,44 @@ package struct RowColumns {
     package let ref: UnsafeRawBufferPointer
     package let ukey: UnsafeRawBufferPointer
     package let blob: UnsafeRawBufferPointer
-    /// nil: the column is NULL (no secret, or a row of an older schema).
+    /// nil: the column is NULL (a format 3 row without a secret, or a row of an older schema).
     package let secret: UnsafeRawBufferPointer?
+    /// The sealed modification date; nil (NULL) for a row of format 3 or older.
+    package let mdat: UnsafeRawBufferPointer?
 
     package init(id: Int64, cls: Int64, ref: UnsafeRawBufferPointer, ukey: UnsafeRawBufferPointer,
-                 blob: UnsafeRawBufferPointer, secret: UnsafeRawBufferPointer?) {
-        (self.id, self.cls, self.ref, self.ukey, self.blob, self.secret) = (id, cls, ref, ukey, blob, secret)
+                 blob: UnsafeRawBufferPointer, secret: UnsafeRawBufferPointer?, mdat: UnsafeRawBufferPointer?) {
+        (self.id, self.cls, self.ref, self.ukey, self.blob, self.secret, self.mdat) = (id, cls, ref, ukey, blob, secret, mdat)
     }
 
     /// Lends the columns of a row given as values; `decode` when it does not have the shape of a stored row.
     static func with(_ row: [TableValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
         throws(SecureStoreError) {
-        guard row.count == 6, case .integer(let id) = row[0], case .integer(let cls) = row[1],
+        guard row.count == 7, case .integer(let id) = row[0], case .integer(let cls) = row[1],
               case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
         else { throw damagedRow }
-        let secret: [UInt8]?
-        switch row[5] {
-        case .null: secret = nil
-        case .blob(let b): secret = b
-        default: throw damagedSecret(id)
+        func optional(_ value: TableValue) throws(SecureStoreError) -> [UInt8]? {
+            switch value {
+            case .null: return nil
+            case .blob(let b): return b
+            default: throw damagedSecret(id)
+            }
         }
+        let secret = try optional(row[5]), mdat = try optional(row[6])
         let outcome: Result<Void, SecureStoreError> = ref.withUnsafeBytes { ref in
             ukey.withUnsafeBytes { ukey in
                 blob.withUnsafeBytes { blob in
-                    func call(_ secret: UnsafeRawBufferPointer?) -> Result<Void, SecureStoreError> {
+                    func call(_ secret: UnsafeRawBufferPointer?, _ mdat: UnsafeRawBufferPointer?) -> Result<Void, SecureStoreError> {
                         Result { () throws(SecureStoreError) in
-                            try body(RowColumns(id: id, cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret))
+                            try body(RowColumns(id: id, cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret, mdat: mdat))
                         }
                     }
-                    guard let secret else { return call(nil) }
-                    return secret.withUnsafeBytes { call($0) }
+                    switch (secret, mdat) {
+                    case (nil, nil): return call(nil, nil)
+                    case (let s?, nil): return s.withUnsafeBytes { call($0, nil) }
+                    case (nil, let m?): return m.withUnsafeBytes { call(nil, $0) }
+                    case (let s?, let m?): return s.withUnsafeBytes { s in m.withUnsafeBytes { call(s, $0) } }
+                    }
                 }
             }
         }
@@ -93,13 +101,23 @@ package struct RowColumns {
     }
 }
 
+/// The columns a sealed table has, by schema: what a layout reads and writes.
+package enum SealedColumns: Sendable {
+    /// Schemas 1 and 2 (SQLite): the secret inside the record; read only.
+    case recordOnly
+    /// Schema 3 (SQLite; PostgreSQL 1 to 4): the `secret` column; read only.
+    case withSecret
+    /// Schema 4 (SQLite; PostgreSQL 5): `secret` and `mdat`, rows of record format 4 (older rows still read).
+    case current
+}
+
 /// How one SQL database lays out the sealed records of one store: its table names, its placeholder style and
-/// an optional scope column (PostgreSQL's numeric namespace id `ns`, bound as the first parameter of every statement). Every
-/// statement the layer runs is built here once.
+/// an optional scope column (PostgreSQL's numeric namespace id `ns`, bound as the first parameter of every
+/// statement). Every statement the layer runs is built here once.
 ///
-/// Table shape (see Backends/SQLite/FORMAT.md): `items(id, cls, ref, ukey, svc, acct, blob, secret)` with `id`
-/// growing with insertion, and `meta(k, v)` holding the key check (`check`) and passphrase parameters (`kdf`).
-/// A table of an older schema has no `secret` column (its records hold their secret): such a layout reads it.
+/// Table shape (see Backends/SQLite/FORMAT.md): `items(id, cls, ref, ukey, svc, acct, blob, secret, mdat)` with
+/// `id` growing with insertion, and `meta(k, v)` holding the key check (`check`) and passphrase parameters
+/// (`kdf`). A table of an older schema has no `mdat` (or no `secret`) column: such a layout reads it.
 package final class SealedTableLayout: Sendable {
     /// Every statement a find may run returns its rows `ORDER BY id`, and a find made of several statements
     /// sorts their rows by `id` once: that is the only rule for insertion order.
@@ -111,12 +129,11 @@ package final class SealedTableLayout: Sendable {
     let selectByKeyPrefix: String
     private let selectByFewKeys: [String]
     package let insert: String
-    let updateBlob: String
+    /// Every column a replace may change.
     let updateAll: String
-    /// The same two updates leaving the sealed secret as it is (an attribute-only change).
-    let updateRecordOnly: String
-    let updateAllButSecret: String
-    let selectIndexes: String
+    /// A replace that keeps class and indexes: the modification date, and the record and secret parts in
+    /// the index's set (``SealedParts/rawValue``: 0 none, 1 record, 2 secret, 3 both).
+    let updateParts: [String]
     let deleteByRef: String
     let deleteByClass: String
     let deleteEverything: String
@@ -128,21 +145,23 @@ package final class SealedTableLayout: Sendable {
     let anyItem: String
     let scope: TableValue?
     let numbered: Bool
-    /// Whether an update names only the columns whose blind index changed (SQLite rewrites the entry of every
-    /// index whose column is in the SET list, even for the same value; PostgreSQL rewrites the row anyway and
-    /// would pay a round trip to learn what changed).
+    /// Whether a replace writes only the parts that changed (SQLite rewrites the entry of every index whose
+    /// column is in the SET list, even for the same value; PostgreSQL rewrites the row anyway, and keeps no
+    /// records found in a transaction to compare with).
     let updatesOnlyChangedIndexes: Bool
+    package let columns: SealedColumns
 
     /// - Parameters:
     ///   - scope: the column and value every row of this store carries (`("ns", .integer(3))`), nil for a
     ///     table that holds one store.
     ///   - numbered: `$1`-style placeholders (PostgreSQL) instead of `?` (SQLite).
-    ///   - secretColumn: whether the table has the `secret` column (schema 3); without it the layout only reads.
+    ///   - columns: the table's columns; only a ``SealedColumns/current`` layout writes.
     package init(items: String, meta: String, scope: (column: String, value: TableValue)?, numbered: Bool,
-                 updatesOnlyChangedIndexes: Bool, secretColumn: Bool = true) {
+                 updatesOnlyChangedIndexes: Bool, columns: SealedColumns = .current) {
         self.scope = scope.map(\.value)
         self.numbered = numbered
         self.updatesOnlyChangedIndexes = updatesOnlyChangedIndexes
+        self.columns = columns
         let first = scope == nil ? 1 : 2
         func p(_ n: Int) -> String { numbered ? "$\(n + first - 1)" : "?" }
         // The WHERE clause of a statement whose own conditions are `conditions`.
@@ -150,32 +169,35 @@ package final class SealedTableLayout: Sendable {
             let all = (scope.map { ["\($0.column) = \(numbered ? "$1" : "?")"] } ?? []) + conditions
             return all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND ")
         }
-        let columns = "SELECT id, cls, ref, ukey, blob, \(secretColumn ? "secret" : "NULL") FROM \(items)"
-        selectAll = columns + whereClause([]) + " ORDER BY id"
-        selectByRef = columns + whereClause(["ref = \(p(1))"]) + " ORDER BY id"
-        selectByClass = columns + whereClause(["cls = \(p(1))"]) + " ORDER BY id"
-        selectByClassService = columns + whereClause(["svc = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
-        selectByClassAccount = columns + whereClause(["acct = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
-        selectByKeyPrefix = columns + whereClause(["ukey IN ("])
+        let secret = columns == .recordOnly ? "NULL" : "secret", mdat = columns == .current ? "mdat" : "NULL"
+        let selected = "SELECT id, cls, ref, ukey, blob, \(secret), \(mdat) FROM \(items)"
+        selectAll = selected + whereClause([]) + " ORDER BY id"
+        selectByRef = selected + whereClause(["ref = \(p(1))"]) + " ORDER BY id"
+        selectByClass = selected + whereClause(["cls = \(p(1))"]) + " ORDER BY id"
+        selectByClassService = selected + whereClause(["svc = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
+        selectByClassAccount = selected + whereClause(["acct = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
+        selectByKeyPrefix = selected + whereClause(["ukey IN ("])
         selectByFewKeys = (1...8).map { [selectByKeyPrefix] in
             Self.keysStatement(prefix: selectByKeyPrefix, count: $0, numbered: numbered, first: first)
         }
         let scopeColumn = scope.map { "\($0.column), " } ?? ""
         let scopeParameter = scope == nil ? "" : (numbered ? "$1, " : "?, ")
-        insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret) VALUES (\(scopeParameter)"
-            + (1...7).map(p).joined(separator: ", ") + ")"
-        updateBlob = "UPDATE \(items) SET blob = \(p(1)), secret = \(p(2))" + whereClause(["ref = \(p(3))"])
-        updateRecordOnly = "UPDATE \(items) SET blob = \(p(1))" + whereClause(["ref = \(p(2))"])
-        updateAllButSecret = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), "
-            + "blob = \(p(5))" + whereClause(["ref = \(p(6))"])
+        insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret, mdat) VALUES (\(scopeParameter)"
+            + (1...8).map(p).joined(separator: ", ") + ")"
         updateAll = "UPDATE \(items) SET cls = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
-            + "secret = \(p(6))" + whereClause(["ref = \(p(7))"])
-        selectIndexes = "SELECT cls, ukey, svc, acct FROM \(items)" + whereClause(["ref = \(p(1))"])
+            + "secret = \(p(6)), mdat = \(p(7))" + whereClause(["ref = \(p(8))"])
+        updateParts = (0...3).map { (parts: Int) -> String in
+            var set: [String] = []
+            if parts & 1 != 0 { set.append("blob = \(p(set.count + 1))") }
+            if parts & 2 != 0 { set.append("secret = \(p(set.count + 1))") }
+            set.append("mdat = \(p(set.count + 1))")
+            return "UPDATE \(items) SET " + set.joined(separator: ", ") + whereClause(["ref = \(p(set.count + 1))"])
+        }
         deleteByRef = "DELETE FROM \(items)" + whereClause(["ref = \(p(1))"])
         deleteByClass = "DELETE FROM \(items)" + whereClause(["cls = \(p(1))"])
         deleteEverything = "DELETE FROM \(items)" + whereClause([])
         updateRow = "UPDATE \(items) SET ref = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
-            + "secret = \(p(6))" + whereClause(["id = \(p(7))"])
+            + "secret = \(p(6)), mdat = \(p(7))" + whereClause(["id = \(p(8))"])
         selectCheck = "SELECT v FROM \(meta)" + whereClause(["k = 'check'"])
         selectMeta = "SELECT k, v FROM \(meta)" + whereClause(["k IN ('kdf', 'check')"])
         deleteKeyMeta = "DELETE FROM \(meta)" + whereClause(["k IN ('kdf', 'check')"])
@@ -288,13 +310,13 @@ package struct SealedTable {
     /// `authFailed`, not "not found" or "damaged".
     package let epochChecked: Bool
     /// The records this transaction found or wrote, by reference, when the table keeps them (a writing SQLite
-    /// transaction): a replace whose secret is the one found leaves the sealed secret as it is (an
-    /// attribute-only update re-seals and writes only the record), and a replace compares its blind-index
-    /// inputs with the found record's instead of reading the row's index columns again.
+    /// transaction): a replace writes only the parts of a format 4 row that changed (a change of secret leaves
+    /// the sealed record as it is, a change of attributes the sealed secret), and compares its blind-index
+    /// inputs with the found record's instead of writing the index columns again.
     private let found: FoundRecords?
 
-    /// - Parameter keepingUnchangedSecrets: remember the records `find` returns, and leave a secret that a
-    ///   `replace` does not change as it is stored (only for a layout that names changed columns only).
+    /// - Parameter keepingUnchangedSecrets: remember the records `find` returns, and leave the parts that a
+    ///   `replace` does not change as they are stored (only for a layout that names changed columns only).
     package init(layout: SealedTableLayout, executor: any SealedTableExecutor, sealer: RecordSealer, epoch: [UInt8],
                  epochChecked: Bool, keepingUnchangedSecrets: Bool = false) {
         self.layout = layout
@@ -305,8 +327,9 @@ package struct SealedTable {
         found = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundRecords() : nil
     }
 
-    /// What the table holds now for the references this transaction found or wrote (kept current by every
-    /// write, so a second replace of one item in a transaction compares with what the first one wrote).
+    /// What the table holds now for the references this transaction found whole or wrote, in format 4 rows
+    /// (kept current by every write, so a second replace of one item in a transaction compares with what the
+    /// first one wrote). A row of an older format is not kept: its replace writes every part.
     private final class FoundRecords {
         var byRef: [PersistentRef: ItemRecord] = [:]
 
@@ -319,10 +342,10 @@ package struct SealedTable {
             }
         }
 
-        /// Whether `new`'s row has the blind indexes `old`'s has: the inputs of each index are equal (class,
-        /// unique key, service, account; an index is a keyed hash of its input, so equal inputs give equal
-        /// indexes). A difference the indexes would not show (`nil` against a default value) only makes the
-        /// update write those columns too.
+        /// Whether `new`'s row has the class and blind indexes `old`'s has: the inputs of each index are equal
+        /// (class, unique key, service, account; an index is a keyed hash of its input, so equal inputs give
+        /// equal indexes). A difference the indexes would not show (`nil` against a default value) only makes
+        /// the update write every column.
         static func sameIndexes(_ old: ItemRecord, _ new: ItemRecord) -> Bool {
             old.itemClass == new.itemClass && old.uniqueKey == new.uniqueKey
                 && old[.service] == new[.service]
@@ -337,20 +360,20 @@ package struct SealedTable {
 
     // MARK: Find
 
-    /// The statements that find the candidates of `filter`: by reference, else by unique keys, else by class
-    /// and service, class and account, class, else every record.
-    package func plan(_ filter: RecordFilter) -> [(sql: String, parameters: [TableValue])] {
+    /// The statements that find the candidates of `filter`: by reference, else by unique keys (whose blind
+    /// indexes are `keyIndexes` when the caller computed them), else by class and service, class and account,
+    /// class, else every record.
+    package func plan(_ filter: RecordFilter, keyIndexes: [[UInt8]]? = nil) -> [(sql: String, parameters: [TableValue])] {
         let l = layout
         if let ref = filter.persistentRef {
             return [(l.selectByRef, l.bind([.blob(sealer.refIndex(ref))]))]
         }
         if let uniqueKeys = filter.uniqueKeys {
-            if uniqueKeys.count == 1 { return [(l.selectByKeys(1), l.bind([.blob(sealer.uniqueKeyIndex(uniqueKeys[0]))]))] }
-            var seen = Set<UniqueKey>()
-            let keys = uniqueKeys.filter { seen.insert($0).inserted }
-            return stride(from: 0, to: keys.count, by: SealedTableLayout.keysPerStatement).map { start in
-                let chunk = keys[start..<min(start + SealedTableLayout.keysPerStatement, keys.count)]
-                return (l.selectByKeys(chunk.count), l.bind(chunk.map { .blob(sealer.uniqueKeyIndex($0)) }))
+            let indexes = keyIndexes ?? Self.distinct(uniqueKeys).map(sealer.uniqueKeyIndex)
+            if indexes.count == 1 { return [(l.selectByKeys(1), l.bind([.blob(indexes[0])]))] }
+            return stride(from: 0, to: indexes.count, by: SealedTableLayout.keysPerStatement).map { start in
+                let chunk = indexes[start..<min(start + SealedTableLayout.keysPerStatement, indexes.count)]
+                return (l.selectByKeys(chunk.count), l.bind(chunk.map { .blob($0) }))
             }
         }
         if let cls = filter.itemClass {
@@ -366,68 +389,108 @@ package struct SealedTable {
         return [(l.selectAll, l.bind([]))]
     }
 
+    /// `keys` without repeats, in their order.
+    private static func distinct(_ keys: [UniqueKey]) -> [UniqueKey] {
+        guard keys.count > 1 else { return keys }
+        var seen = Set<UniqueKey>()
+        return keys.filter { seen.insert($0).inserted }
+    }
+
+    /// How `filter`'s rows are read, and the plan that finds them: a lookup the key decides that returns data
+    /// and no attributes opens only the secret parts of the rows found by their unique key index (each bound
+    /// to that index), and knows which of the filter's keys each row has by the index.
+    private func readPlan(_ filter: RecordFilter) -> (statements: [(sql: String, parameters: [TableValue])], read: Read) {
+        if !filter.needsAttributes, filter.needsData, filter.persistentRef == nil, let keys = filter.uniqueKeys,
+           !keys.isEmpty {
+            let keys = Self.distinct(keys)
+            let indexes = keys.map(sealer.uniqueKeyIndex)
+            return (plan(filter, keyIndexes: indexes), .byKey(keys: keys, indexes: indexes))
+        }
+        return (plan(filter), filter.needsData ? .whole : .withoutData)
+    }
+
+    /// How the rows of one find are opened.
+    private enum Read {
+        case whole, withoutData
+        /// Secret parts only; the key of a row is the one whose index it has.
+        case byKey(keys: [UniqueKey], indexes: [[UInt8]])
+    }
+
     /// The records `filter` may match (a superset), in insertion order.
     package func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
-        let statements = plan(filter)
-        guard statements.count == 1 else { return try rows(statements, secrets: filter.needsData).map(\.record) }
-        return try find(statements[0], secrets: filter.needsData)
+        let (statements, read) = readPlan(filter)
+        guard statements.count == 1 else { return try rows(statements, read).map(\.record) }
+        return try find(statements[0], read)
     }
 
     /// ``find(_:)`` when its plan is one statement (every find but one of more than 500 keys), else `nil`
     /// without running any: for a caller that reads outside a transaction, where one statement is its own
     /// consistent snapshot and several would not be.
     package func findInOneStatement(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]? {
-        let statements = plan(filter)
+        let (statements, read) = readPlan(filter)
         guard statements.count == 1 else { return nil }
-        return try find(statements[0], secrets: filter.needsData)
+        return try find(statements[0], read)
     }
 
-    /// The rows of one statement, in id order already. `secrets`: whether the caller reads the records'
-    /// secrets (``RecordFilter/needsData``); when not, no sealed secret is opened and the records have none.
-    private func find(_ statement: (sql: String, parameters: [TableValue]), secrets: Bool) throws(SecureStoreError)
+    /// The rows of one statement, in id order already.
+    private func find(_ statement: (sql: String, parameters: [TableValue]), _ read: Read) throws(SecureStoreError)
         -> [ItemRecord]
     {
         var found: [ItemRecord] = []
         try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
-            found.append(try decode(row, secret: secrets))
+            let record = try decode(row, read)
+            found.append(record)
+            note(record, row, read)
         }
-        try noted(found, whole: secrets)
+        if found.isEmpty, !epochChecked { try requireSameEpoch() }
         return found
     }
 
-    /// After a find: the key epoch check of an empty answer (unless done), and the records to remember (only
-    /// whole ones: a replace compares the secret it writes with the one found).
-    private func noted(_ found: [ItemRecord], whole: Bool) throws(SecureStoreError) {
-        if found.isEmpty, !epochChecked { try requireSameEpoch() }
-        if whole, let known = self.found {
-            for record in found { known.byRef[record.persistentRef] = record }
+    /// Remembers a record found whole in a format 4 row (a replace compares with it).
+    private func note(_ record: ItemRecord, _ row: RowColumns, _ read: Read) {
+        guard let known = self.found, case .whole = read else { return }
+        if row.mdat != nil {
+            known.byRef[record.persistentRef] = record
+        } else {
+            known.byRef.removeValue(forKey: record.persistentRef)
         }
     }
 
     /// Every record with its row id, in insertion order (for a rekey).
     package func all() throws(SecureStoreError) -> [(id: Int64, record: ItemRecord)] {
-        try rows(plan(RecordFilter()), secrets: true)
+        try rows(plan(RecordFilter()), .whole)
     }
 
-    private func rows(_ statements: [(sql: String, parameters: [TableValue])], secrets: Bool) throws(SecureStoreError)
+    private func rows(_ statements: [(sql: String, parameters: [TableValue])], _ read: Read) throws(SecureStoreError)
         -> [(id: Int64, record: ItemRecord)]
     {
         var found: [(id: Int64, record: ItemRecord)] = []
         for statement in statements {
             try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
-                found.append((row.id, try decode(row, secret: secrets)))
+                let record = try decode(row, read)
+                found.append((row.id, record))
+                note(record, row, read)
             }
         }
-        try noted(found.map(\.record), whole: secrets)
+        if found.isEmpty, !epochChecked { try requireSameEpoch() }
         // Each statement returns its rows by id; several statements' rows are put in id order once.
         if statements.count > 1 { found.sort { $0.id < $1.id } }
         return found
     }
 
-    /// Opens one `id, cls, ref, ukey, blob, secret` row (its sealed secret only when `secret`).
-    private func decode(_ row: RowColumns, secret: Bool) throws(SecureStoreError) -> ItemRecord {
+    /// Opens one row as `read` asks.
+    private func decode(_ row: RowColumns, _ read: Read) throws(SecureStoreError) -> ItemRecord {
         do throws(SecureStoreError) {
-            return try sealer.open(row, secret: secret)
+            switch read {
+            case .whole: return try sealer.open(row, .whole)
+            case .withoutData: return try sealer.open(row, .withoutData)
+            case .byKey(let keys, let indexes):
+                // The row was found by one of these indexes; its secret part is bound to its own.
+                guard let at = indexes.firstIndex(where: { $0.withUnsafeBytes { $0.elementsEqual(row.ukey) } }) else {
+                    throw RowColumns.damagedRow
+                }
+                return try sealer.open(row, .dataOnly(keys[at]))
+            }
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
             if !epochChecked { try requireSameEpoch() }
@@ -440,51 +503,39 @@ package struct SealedTable {
     package func insert(_ record: ItemRecord) throws(SecureStoreError) {
         let row = sealer.seal(record)
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
-                                                     .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row)]))
+                                                     .blob(row.svc), .blob(row.acct), Self.value(row.blob),
+                                                     Self.value(row.secret), Self.value(row.mdat)]))
         found?.byRef[record.persistentRef] = record
     }
 
-    /// Replaces the record with the same reference in place (its id, so its insertion order, stays).
+    /// Replaces the record with the same reference in place (its id, so its insertion order, stays). A format
+    /// 4 row found whole in this transaction gets only the parts that changed (and its modification date);
+    /// any other row gets every column, in format 4.
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        let old = found?.byRef[record.persistentRef]
-        let keepSecret = old.map { FoundRecords.sameSecret($0, record.data) } ?? false
-        let row = sealer.seal(record, sealingSecret: !keepSecret)
         let changed: Int
-        if layout.updatesOnlyChangedIndexes {
-            let sameIndexes: Bool
-            if let old {
-                sameIndexes = FoundRecords.sameIndexes(old, record)
-            } else {   // not found in this transaction: the row's index columns say
-                let current = try executor.rows(layout.selectIndexes, layout.bind([.blob(row.ref)]))
-                guard current.count == 1, current[0].count == 4 else { throw Self.vanished }
-                let stored = current[0]
-                sameIndexes = stored[0] == .integer(row.cls) && stored[1] == .blob(row.ukey)
-                    && stored[2] == .blob(row.svc) && stored[3] == .blob(row.acct)
-            }
-            switch (sameIndexes, keepSecret) {
-            case (true, true):
-                changed = try executor.run(layout.updateRecordOnly, layout.bind([.blob(row.blob), .blob(row.ref)]))
-            case (true, false):
-                changed = try executor.run(layout.updateBlob, layout.bind([.blob(row.blob), Self.secret(row), .blob(row.ref)]))
-            case (false, true):
-                changed = try executor.run(layout.updateAllButSecret, layout.bind([
-                    .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), .blob(row.ref)]))
-            case (false, false):
-                changed = try executor.run(layout.updateAll, layout.bind([
-                    .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row),
-                    .blob(row.ref)]))
-            }
+        if let old = found?.byRef[record.persistentRef], FoundRecords.sameIndexes(old, record) {
+            var parts: SealedParts = []
+            if !RecordCodec.sameRecordApartFromDate(old, record) { parts.insert(.record) }
+            if !FoundRecords.sameSecret(old, record.data) { parts.insert(.secret) }
+            let row = sealer.seal(record, parts: parts)
+            var values: [TableValue] = []
+            if let blob = row.blob { values.append(.blob(blob)) }
+            if let secret = row.secret { values.append(.blob(secret)) }
+            values.append(Self.value(row.mdat))
+            values.append(.blob(row.ref))
+            changed = try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values))
         } else {
+            let row = sealer.seal(record)
             changed = try executor.run(layout.updateAll, layout.bind([
-                .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), .blob(row.blob), Self.secret(row),
-                .blob(row.ref)]))
+                .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), Self.value(row.blob),
+                Self.value(row.secret), Self.value(row.mdat), .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
         found?.byRef[record.persistentRef] = record
     }
 
-    private static func secret(_ row: SealedRecord) -> TableValue {
-        row.secret.map { .blob($0) } ?? .null
+    private static func value(_ bytes: [UInt8]?) -> TableValue {
+        bytes.map { .blob($0) } ?? .null
     }
 
     private static var vanished: SecureStoreError {
@@ -519,11 +570,12 @@ package struct SealedTable {
     /// Reads every record through this table's layout and writes it back in place, sealed by `newSealer` in
     /// the current record format, through `target` (the same table in a newer layout, or this one).
     package func reseal(into target: SealedTableLayout, with newSealer: RecordSealer) throws(SecureStoreError) {
+        found?.byRef.removeAll()
         for (id, record) in try all() {
             let new = newSealer.seal(record)
             try executor.run(target.updateRow, target.bind([.blob(new.ref), .blob(new.ukey), .blob(new.svc),
-                                                            .blob(new.acct), .blob(new.blob), Self.secret(new),
-                                                            .integer(id)]))
+                                                            .blob(new.acct), Self.value(new.blob), Self.value(new.secret),
+                                                            Self.value(new.mdat), .integer(id)]))
         }
     }
 }

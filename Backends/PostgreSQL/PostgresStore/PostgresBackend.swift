@@ -20,12 +20,13 @@ public import SecureStoreCrypto
 /// synchronous standby that did not answer in time, a connection lost during COMMIT) is `outcomeUnknown`.
 /// A lost connection is re-opened on the next call.
 public final class PostgresBackend: StorageBackend {
-    /// The schema version this code creates and reads (`securestore_schema.version`). Versions 1 to 3 are
-    /// upgraded to 4 on first use, in one transaction under the schema lock: the `secret` column is added
-    /// (versions 1 and 2: rows written before keep their record format, the secret inside, and are read as
-    /// they are; each is written in format 3 when it is next replaced, or by a rekey), and the namespace text
-    /// of every row is replaced by its numeric id in `securestore_namespaces` (version 4; see MAPPING.md).
-    public static let schemaVersion: Int64 = 4
+    /// The schema version this code creates and reads (`securestore_schema.version`). Versions 1 to 4 are
+    /// upgraded to 5 on first use, in one transaction under the schema lock: the `secret` column is added
+    /// (versions 1 and 2), the namespace text of every row is replaced by its numeric id in
+    /// `securestore_namespaces` (versions 1 to 3), and the `mdat` column is added (version 5). Rows written
+    /// before keep their record format and are read as they are; each is written in format 4 when it is next
+    /// replaced, or by a rekey (see MAPPING.md).
+    public static let schemaVersion: Int64 = 5
     /// The default number of connections one backend keeps.
     public static let defaultPoolSize = 4
 
@@ -376,7 +377,7 @@ public final class PostgresBackend: StorageBackend {
     /// The lock held while the schema is created.
     static let schemaLockKey = advisoryLockKey(namespace: "") ^ 0x5c4e_3a11
 
-    /// Creates the tables on first use, and upgrades an older schema (versions 1 to 3) to this one, in one
+    /// Creates the tables on first use, and upgrades an older schema (versions 1 to 4) to this one, in one
     /// transaction under an advisory lock (so racing first users create or upgrade it once). Touches nothing
     /// when the current schema is already there.
     static func ensureSchema(_ db: PostgresConnection, creating: Bool = true) throws(SecureStoreError) {
@@ -398,7 +399,7 @@ public final class PostgresBackend: StorageBackend {
                 let current = try version()
                 if let current, current < schemaVersion {
                     try SealedTableLayout.checkSchemaVersion(current, supported: schemaVersion, place: "database")
-                    try db.execute(upgradeDDL)
+                    try db.execute((current < 4 ? upgradeTo4DDL : "") + upgradeTo5DDL)
                     try db.query("INSERT INTO securestore_schema(version) VALUES ($1)", [.integer(schemaVersion)])
                 } else if current == nil {
                     try db.execute(schemaDDL)
@@ -420,7 +421,7 @@ public final class PostgresBackend: StorageBackend {
         }
     }
 
-    /// The tables and indexes of schema 4 (MAPPING.md). Every index is one a statement's plan uses (tested
+    /// The tables and indexes of schema 5 (MAPPING.md). Every index is one a statement's plan uses (tested
     /// with `EXPLAIN`): the primary key `(ns, id)` serves the finds by namespace and by class (in id order) and
     /// the rekey's update by id, the two unique indexes the finds and writes by unique key and by reference,
     /// and the service and account indexes the finds by class and service or account.
@@ -435,7 +436,7 @@ public final class PostgresBackend: StorageBackend {
             id bigint GENERATED ALWAYS AS IDENTITY,
             ns integer NOT NULL, cls bigint NOT NULL,
             ref bytea NOT NULL, ukey bytea NOT NULL, svc bytea NOT NULL, acct bytea NOT NULL,
-            blob bytea NOT NULL, secret bytea,
+            blob bytea NOT NULL, secret bytea, mdat bytea,
             CONSTRAINT securestore_items_pkey PRIMARY KEY (ns, id),
             CONSTRAINT securestore_items_ukey UNIQUE (ns, ukey),
             CONSTRAINT securestore_items_ref UNIQUE (ns, ref));
@@ -446,7 +447,7 @@ public final class PostgresBackend: StorageBackend {
     /// The statements that turn a schema of version 1, 2 or 3 into version 4, in the caller's transaction: the
     /// `secret` column (versions 1 and 2), then every namespace name gets its numeric id and every row that id
     /// instead of the name; row ids (so insertion order) and the id sequence stay.
-    static let upgradeDDL = """
+    static let upgradeTo4DDL = """
         ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS secret bytea;
         CREATE TABLE securestore_namespaces(
             id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL,
@@ -466,6 +467,11 @@ public final class PostgresBackend: StorageBackend {
             ADD CONSTRAINT securestore_items_ref UNIQUE (ns, ref);
         CREATE INDEX securestore_items_svc ON securestore_items(ns, svc, cls, id);
         CREATE INDEX securestore_items_acct ON securestore_items(ns, acct, cls, id);
+        """
+
+    /// Schema 4 to 5, in the caller's transaction: the `mdat` column of format 4 rows (rows stay as they are).
+    static let upgradeTo5DDL = """
+        ALTER TABLE securestore_items ADD COLUMN IF NOT EXISTS mdat bytea;
         """
 
     /// The sealed-table statements of the rows of the namespace with id `namespaceID`.

@@ -10,10 +10,10 @@ public import SecureStoreCrypto
 /// each other and beside a writer, as WAL allows; other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
-    /// The schema version this code writes (`PRAGMA user_version`). Version 1 and 2 files are read as they
-    /// are, and upgraded to version 3 by the first writing transaction, inside it (all or nothing); a store
+    /// The schema version this code writes (`PRAGMA user_version`). Version 1 to 3 files are read as they
+    /// are, and upgraded to version 4 by the first writing transaction, inside it (all or nothing); a store
     /// opened for reading only is never upgraded (see FORMAT.md).
-    public static let schemaVersion: Int64 = 3
+    public static let schemaVersion: Int64 = 4
 
     private let state: Locked<Connection>
     public let path: String
@@ -386,8 +386,7 @@ public final class SQLiteBackend: StorageBackend {
                         + "version's export (older exports were not sealed as a whole), or it was altered. Nothing was "
                         + "imported. An older export can still be opened as a store: see FORMAT.md, Export files.")
                 }
-                guard connection.version >= SQLiteBackend.schemaVersion,
-                      RecordSealer.sameSeal(seal, try connection.wholeSeal()) else {
+                guard connection.version >= 3, RecordSealer.sameSeal(seal, try connection.wholeSeal()) else {
                     throw SecureStoreError(.decode, "The file \(path) does not match its seal: an item was removed, "
                         + "added, changed, reordered or replayed since it was exported. Nothing was imported.")
                 }
@@ -453,14 +452,22 @@ extension SQLiteBackend {
         private(set) var version: Int64
         private(set) var layout: SealedTableLayout
 
-        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 3).
+        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 4).
         static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
                                               updatesOnlyChangedIndexes: true)
+        /// The same for a schema 3 file (no `mdat` column), which is only read.
+        static let layout3 = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
+                                               updatesOnlyChangedIndexes: true, columns: .withSecret)
         /// The same for a schema 1 or 2 file (no `secret` column), which is only read.
         static let legacyLayout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
-                                                    updatesOnlyChangedIndexes: true, secretColumn: false)
+                                                    updatesOnlyChangedIndexes: true, columns: .recordOnly)
 
-        /// The tables and indexes of schema 3: the reference and uniqueness-key indexes are UNIQUE (the core
+        /// The statements of a file of schema `version`.
+        static func layout(version: Int64) -> SealedTableLayout {
+            version >= 4 ? layout : version == 3 ? layout3 : legacyLayout
+        }
+
+        /// The tables and indexes of schema 4 (as of 3): the reference and uniqueness-key indexes are UNIQUE (the core
         /// checks uniqueness first; the index backs it up), service and account have an index each, and
         /// class-only reads scan the table in id order (no class index).
         static let indexes = """
@@ -479,7 +486,7 @@ extension SQLiteBackend {
             self.sealer = sealer
             self.epoch = epoch
             self.version = version
-            self.layout = version >= 3 ? Self.layout : Self.legacyLayout
+            self.layout = Self.layout(version: version)
         }
 
         /// Builds a new store in a private temporary file next to `path` and links it into place (`link`
@@ -504,7 +511,8 @@ extension SQLiteBackend {
                     try db.exec("""
                         CREATE TABLE meta(k TEXT PRIMARY KEY, v BLOB NOT NULL);
                         CREATE TABLE items(id INTEGER PRIMARY KEY, cls INTEGER NOT NULL, ref BLOB NOT NULL,
-                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL, secret BLOB);
+                                           ukey BLOB NOT NULL, svc BLOB, acct BLOB, blob BLOB NOT NULL, secret BLOB,
+                                           mdat BLOB);
                         \(indexes)
                         PRAGMA user_version = \(SQLiteBackend.schemaVersion);
                         """)
@@ -642,7 +650,7 @@ extension SQLiteBackend {
         }
 
         /// Runs `body` in one transaction with the statements of the file's schema. The first writing
-        /// transaction on a schema 1 or 2 file upgrades it to schema 3 first, inside the same transaction.
+        /// transaction on a schema 1 to 3 file upgrades it to schema 4 first, inside the same transaction.
         func transaction<T>(writing: Bool, _ body: (SealedTableLayout) throws(SecureStoreError) -> T)
             throws(SecureStoreError) -> T
         {
@@ -664,10 +672,10 @@ extension SQLiteBackend {
                     try SealedTableLayout.checkSchemaVersion(seen.version, supported: SQLiteBackend.schemaVersion,
                                                              place: "store")
                     if seen.version < SQLiteBackend.schemaVersion, writing {
-                        try upgrade()
+                        try upgrade(from: seen.version)
                         seen.version = SQLiteBackend.schemaVersion
                     }
-                    seen.layout = seen.version >= 3 ? Self.layout : Self.legacyLayout
+                    seen.layout = Self.layout(version: seen.version)
                 }
                 let result = try body(seen.layout)
                 try db.query("COMMIT")
@@ -679,34 +687,43 @@ extension SQLiteBackend {
             }
         }
 
-        /// Schema 1 or 2 to 3, inside the caller's writing transaction: the `secret` column, every record
-        /// re-sealed in format 3 (its secret sealed apart), the reference and key indexes made UNIQUE, the class
-        /// index dropped, the version set. A failure leaves the file as it was.
-        private func upgrade() throws(SecureStoreError) {
-            try db.exec("""
-                ALTER TABLE items ADD COLUMN secret BLOB;
-                DROP INDEX IF EXISTS items_cls; DROP INDEX IF EXISTS items_ref; DROP INDEX IF EXISTS items_ukey;
-                """)
-            try SealedTable(layout: Self.legacyLayout, executor: SQLiteExecutor(db: db), sealer: sealer, epoch: epoch,
-                            epochChecked: true).reseal(into: Self.layout, with: sealer)
-            do throws(SecureStoreError) {
-                try db.exec(Self.indexes)
-            } catch {
-                guard error.code == .duplicateItem else { throw error }
-                throw SecureStoreError(.decode, "The store holds two items with the same uniqueness key or reference: "
-                    + "the file was altered. It was not upgraded and nothing was written.")
+        /// Schema 1, 2 or 3 to 4, inside the caller's writing transaction: the `secret` column (from 1 and 2)
+        /// and the `mdat` column, every record re-sealed in format 4 (the secret and modification date sealed
+        /// apart), the reference and key indexes made UNIQUE and the class index dropped (from 1 and 2), the
+        /// version set. A failure leaves the file as it was.
+        private func upgrade(from version: Int64) throws(SecureStoreError) {
+            if version < 3 {
+                try db.exec("""
+                    ALTER TABLE items ADD COLUMN secret BLOB;
+                    DROP INDEX IF EXISTS items_cls; DROP INDEX IF EXISTS items_ref; DROP INDEX IF EXISTS items_ukey;
+                    """)
+            }
+            try db.exec("ALTER TABLE items ADD COLUMN mdat BLOB")
+            try SealedTable(layout: Self.layout(version: version), executor: SQLiteExecutor(db: db), sealer: sealer,
+                            epoch: epoch, epochChecked: true).reseal(into: Self.layout, with: sealer)
+            if version < 3 {
+                do throws(SecureStoreError) {
+                    try db.exec(Self.indexes)
+                } catch {
+                    guard error.code == .duplicateItem else { throw error }
+                    throw SecureStoreError(.decode, "The store holds two items with the same uniqueness key or reference: "
+                        + "the file was altered. It was not upgraded and nothing was written.")
+                }
             }
             try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
         }
 
         /// The whole-file seal of what the file holds now (``RecordSealer/wholeSeal(kdf:check:rows:)``): the
-        /// stored KDF parameters and key check, and every row in id order, every column.
+        /// stored KDF parameters and key check, and every row in id order, every column of the file's schema
+        /// (schema 3: without `mdat`, so an export of schema 3 still checks).
         func wholeSeal() throws(SecureStoreError) -> [UInt8] {
             func meta(_ k: String) throws(SecureStoreError) -> [UInt8]? {
                 if case .blob(let v)? = try db.query("SELECT v FROM meta WHERE k = ?", [.text(k)]).first?.first { return v }
                 return nil
             }
-            let rows = try db.query("SELECT id, cls, ref, ukey, svc, acct, blob, secret FROM items ORDER BY id")
+            let schema = try Self.integer(db, "PRAGMA user_version")   // this transaction's, not the last one seen
+            let columns = "id, cls, ref, ukey, svc, acct, blob, secret" + (schema >= 4 ? ", mdat" : "")
+            let rows = try db.query("SELECT \(columns) FROM items ORDER BY id")
             return try sealer.wholeSeal(kdf: try meta("kdf"), check: try meta("check"), rows: rows)
         }
 

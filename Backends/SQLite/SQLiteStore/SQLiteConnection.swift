@@ -132,7 +132,7 @@ final class SQLiteConnection {
         return rows
     }
 
-    /// Runs one statement selecting `id, cls, ref, ukey, blob, secret` and calls `body` with each row's
+    /// Runs one statement selecting `id, cls, ref, ukey, blob, secret, mdat` and calls `body` with each row's
     /// columns in SQLite's own memory (valid until the next step): no row arrays, no column copies.
     func forEachRecordRow(_ sql: String, _ values: [SQLValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
         throws(SecureStoreError) {
@@ -146,7 +146,7 @@ final class SQLiteConnection {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
             guard rc == SQLITE_ROW else { throw SQLiteConnection.error(rc, db, context: Self.verb(sql)) }
-            guard sqlite3_column_count(stmt) == 6, sqlite3_column_type(stmt, 0) == SQLITE_INTEGER,
+            guard sqlite3_column_count(stmt) == 7, sqlite3_column_type(stmt, 0) == SQLITE_INTEGER,
                   sqlite3_column_type(stmt, 1) == SQLITE_INTEGER
             else { throw RowColumns.damagedRow }
             let id = sqlite3_column_int64(stmt, 0)
@@ -157,14 +157,16 @@ final class SQLiteConnection {
                 return UnsafeRawBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(stmt, c)))
             }
             guard let ref = blob(2), let ukey = blob(3), let sealed = blob(4) else { throw RowColumns.damagedRow }
-            let secret: UnsafeRawBufferPointer?
-            switch sqlite3_column_type(stmt, 5) {
-            case SQLITE_NULL: secret = nil
-            case SQLITE_BLOB: secret = blob(5)
-            default: throw RowColumns.damagedSecret(id)
+            func optionalBlob(_ c: Int32) throws(SecureStoreError) -> UnsafeRawBufferPointer? {
+                switch sqlite3_column_type(stmt, c) {
+                case SQLITE_NULL: return nil
+                case SQLITE_BLOB: return blob(c)
+                default: throw RowColumns.damagedSecret(id)
+                }
             }
+            let secret = try optionalBlob(5), mdat = try optionalBlob(6)
             try body(RowColumns(id: id, cls: sqlite3_column_int64(stmt, 1), ref: ref, ukey: ukey, blob: sealed,
-                                secret: secret))
+                                secret: secret, mdat: mdat))
         }
     }
 
