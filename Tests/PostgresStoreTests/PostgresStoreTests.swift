@@ -119,7 +119,7 @@ struct PostgresStoreTests {
             "SELECT string_agg(column_name || ':' || data_type, ',' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'securestore_items' AND table_schema = current_schema()"]),
             as: UTF8.self)
         #expect(columns.trimmingCharacters(in: .whitespacesAndNewlines)
-                == "id:bigint,ns:integer,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea")
+                == "id:bigint,ns:integer,cls:bigint,ref:bytea,ukey:bytea,svc:bytea,acct:bytea,blob:bytea,secret:bytea,mdat:bytea")
     }
 
     @Test("the database enforces uniqueness: a second row with the same key is refused as duplicateItem")
@@ -228,12 +228,38 @@ struct PostgresStoreTests {
 
     @Test("a row altered on the server is detected: decode error, no wrong data")
     func tamper() throws {
-        // Swap the two sealed blobs: each is intact but bound to the other row.
+        // Swap the two sealed records: each is intact but bound to the other row. A data lookup the key decides
+        // opens only the row's secret part (intact, and its own), so it still answers right; every read of
+        // the attributes notices.
         let store = try twoItemsSwapping("blob", namespace: "tamper")
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data)).first?.data
+                == Data("one".utf8))
         let swapped = failure { () throws(SecureStoreError) in
-            _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+            _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: [.attributes, .data]))
         }
         #expect(swapped?.code == .decode, "\(String(describing: swapped))")
+        // Swapped unique-key indexes: the lookup finds the other row, whose secret part is bound to its own.
+        let keyNS = Server.freshNamespace("tamper-key")
+        let moved = try Server.store(namespace: keyNS, key: randomKey())
+        try moved.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
+        try moved.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
+        // In three steps: the unique index is checked row by row.
+        _ = try Server.psql(["-v", "ON_ERROR_STOP=1", "-c", """
+            CREATE TEMP TABLE k AS SELECT id, ukey FROM securestore_items WHERE \(Server.scope(keyNS)) ORDER BY id;
+            UPDATE securestore_items SET ukey = '\\xff' WHERE id = (SELECT min(id) FROM k);
+            UPDATE securestore_items SET ukey = (SELECT ukey FROM k ORDER BY id LIMIT 1) WHERE id = (SELECT max(id) FROM k);
+            UPDATE securestore_items SET ukey = (SELECT ukey FROM k ORDER BY id DESC LIMIT 1) WHERE id = (SELECT min(id) FROM k);
+            """])
+        let wrongRow = failure { () throws(SecureStoreError) in
+            _ = try moved.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
+        }
+        #expect(wrongRow?.code == .decode, "\(String(describing: wrongRow))")
+        // Swapped dates: each bound to its own row's reference.
+        let dated = try twoItemsSwapping("mdat", namespace: "tamper-date")
+        let wrongDate = failure { () throws(SecureStoreError) in
+            _ = try dated.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .attributes))
+        }
+        #expect(wrongDate?.code == .decode, "\(String(describing: wrongDate))")
     }
 
     @Test("a read that returns no data leaves secrets sealed: a damaged secret breaks only reads of that secret")

@@ -5,7 +5,8 @@ import SecureStoreCore
 @testable import SecureStorePostgres
 @testable import SecureStoreCrypto
 
-/// Schema 4 (numeric namespace ids, only the indexes a plan uses) and the upgrade to it from earlier versions.
+/// Schema 5 (numeric namespace ids, only the indexes a plan uses, the `mdat` column of record format 4) and the
+/// upgrade to it from earlier versions.
 @Suite("PostgreSQL schema", .requires(.postgres))
 struct PostgresSchemaTests {
     /// A schema of its own (the tables of the test live there only) and the URL that uses it.
@@ -40,10 +41,12 @@ struct PostgresSchemaTests {
         """
     }
 
-    /// Makes `target` a database of schema `version` holding the rows of `source` (a schema-4 database written
-    /// by this code; the record format is the same in schemas 3 and 4, and rows only move between tables): the
-    /// namespace text in every row instead of its id, rows in the same order. Version 2 takes the meta rows only.
-    static func downgrade(_ source: String, into target: String, version: Int) throws {
+    /// Makes `target` a database of schema `version` holding the rows of `source` (a database written by this
+    /// code) as that schema held them: the namespace text in every row instead of its id, rows in the same
+    /// order, every record re-sealed in record format 3 with its namespace's key from `keys` (what SecureStore
+    /// wrote before record format 4), no `mdat` column. Version 2 takes the meta rows only.
+    static func downgrade(_ source: String, sourceURL: String, into target: String, version: Int,
+                          keys: [String: Data] = [:]) throws {
         var sql = "SET search_path = \(target); " + oldDDL(version: version)
         sql += """
             INSERT INTO securestore_meta(namespace, k, v)
@@ -55,8 +58,26 @@ struct PostgresSchemaTests {
                     SELECT n.name, i.cls, i.ref, i.ukey, i.svc, i.acct, i.blob, i.secret
                     FROM \(source).securestore_items i JOIN \(source).securestore_namespaces n ON n.id = i.ns ORDER BY i.id;
                 """
+            sql += try format3Rows(sourceURL: sourceURL, keys: keys, namespaceColumn: "namespace", quote: { "'\($0)'" })
         }
         _ = try Server.psql(["-c", sql])
+    }
+
+    /// The statements that re-seal every row of the namespaces in `keys` (read through `sourceURL`) in record
+    /// format 3, by reference index, in a table whose rows name their namespace in `namespaceColumn`.
+    static func format3Rows(sourceURL: String, keys: [String: Data], namespaceColumn: String,
+                            quote: (String) throws -> String) throws -> String {
+        var sql = ""
+        func x(_ bytes: [UInt8]) -> String { "'\\x" + hex(Data(bytes)) + "'::bytea" }
+        for (ns, key) in keys.sorted(by: { $0.key < $1.key }) {
+            let sealer = try RecordSealer.make(.raw(key), storedKDF: nil, cost: .minimum, creatingKeyFile: false)
+            for record in try Server.store(namespace: ns, key: key, url: sourceURL).exportRecords() {
+                let row = sealer.sealFormat3ForTesting(record)
+                sql += "UPDATE securestore_items SET blob = \(x(row.blob ?? [])), secret = \(row.secret.map(x) ?? "NULL") "
+                    + "WHERE \(namespaceColumn) = \(try quote(ns)) AND ref = \(x(row.ref));\n"
+            }
+        }
+        return sql
     }
 
     /// What a store holds, in its order: class, service or server, account, label, secret.
@@ -72,7 +93,7 @@ struct PostgresSchemaTests {
         return out
     }
 
-    @Test("a version 3 database with items in two namespaces is upgraded to 4 once by four stores opening it at once; every item reads back, in order")
+    @Test("a version 3 database with items in two namespaces is upgraded to 5 once by four stores opening it at once; every item reads back, in order")
     func upgradeFrom3() throws {
         let (source, sourceURL) = try Self.freshSchema("src")
         let (target, targetURL) = try Self.freshSchema("old")
@@ -91,7 +112,7 @@ struct PostgresSchemaTests {
             try store.delete(ItemQuery(.genericPassword, generic("svc1", "acct1")))
             expected[ns] = try Self.contents(store)
         }
-        try Self.downgrade(source, into: target, version: 3)
+        try Self.downgrade(source, sourceURL: sourceURL, into: target, version: 3, keys: ["one": k1, "two": k2])
         #expect(Self.text(try Server.psql(["-At", "-c", "SELECT count(*) FROM \(target).securestore_items"])) == "\(expected.values.map(\.count).reduce(0, +))")
 
         // Four stores open the version 3 database at once: one upgrades, the others wait for the schema lock.
@@ -110,7 +131,7 @@ struct PostgresSchemaTests {
             }
         }
         #expect(outcomes.errors.isEmpty, "\(outcomes.errors)")
-        #expect(Self.text(try Server.psql(["-At", "-c", "SELECT string_agg(version::text, ',' ORDER BY version) FROM \(target).securestore_schema"])) == "3,4",
+        #expect(Self.text(try Server.psql(["-At", "-c", "SELECT string_agg(version::text, ',' ORDER BY version) FROM \(target).securestore_schema"])) == "3,5",
                 "one upgrade")
         for store in outcomes.stores { #expect(try Self.contents(store) == expected["one"]) }
         let two = try Server.store(namespace: "two", key: k2, url: targetURL)
@@ -119,10 +140,10 @@ struct PostgresSchemaTests {
         try two.add(NewItem(.genericPassword, generic("svc9", "last"), data: Data("new".utf8)), returning: [])
         let all = try two.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes))
         #expect(all.last?.attributes?[.account] == .string("last"))
-        // The tables are schema 4's: the namespace's id in each row, and the indexes of a new database.
+        // The tables are schema 5's: the namespace's id in each row, and the indexes of a new database.
         let columns = Self.text(try Server.psql(["-At", "-c",
             "SELECT string_agg(column_name, ',' ORDER BY column_name) FROM information_schema.columns WHERE table_schema = '\(target)' AND table_name = 'securestore_items'"]))
-        #expect(columns == "acct,blob,cls,id,ns,ref,secret,svc,ukey")
+        #expect(columns == "acct,blob,cls,id,mdat,ns,ref,secret,svc,ukey")
         func indexes(_ schema: String) throws -> String {
             Self.text(try Server.psql(["-At", "-c",
                 "SELECT string_agg(tablename || ':' || regexp_replace(indexdef, '^.* USING ', ''), ';' ORDER BY tablename, indexname) FROM pg_indexes WHERE schemaname = '\(schema)'"]))
@@ -131,23 +152,66 @@ struct PostgresSchemaTests {
         #expect(Self.text(try Server.psql(["-At", "-c", "SELECT string_agg(name, ',' ORDER BY id) FROM \(target).securestore_namespaces"])) == "one,two")
     }
 
-    @Test("a version 2 database (no secret column) is upgraded to 4 on first use; an older SecureStore refuses a version 4 database as newer")
+    @Test("a version 2 database (no secret column) is upgraded to 5 on first use; an older SecureStore refuses a version 5 database as newer")
     func upgradeFrom2() throws {
         let (source, sourceURL) = try Self.freshSchema("src")
         let (target, targetURL) = try Self.freshSchema("old")
         let key = randomKey()
         _ = try Server.store(namespace: "ns", key: key, url: sourceURL)
-        try Self.downgrade(source, into: target, version: 2)
+        try Self.downgrade(source, sourceURL: sourceURL, into: target, version: 2)
         let store = try Server.store(namespace: "ns", key: key, url: targetURL)
         try store.add(NewItem(.genericPassword, generic("s", "v"), data: Data("x".utf8)))
         #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "v"), returning: .data))?.data == Data("x".utf8))
-        #expect(Self.text(try Server.psql(["-At", "-c", "SELECT max(version) FROM \(target).securestore_schema"])) == "4")
+        #expect(Self.text(try Server.psql(["-At", "-c", "SELECT max(version) FROM \(target).securestore_schema"])) == "5")
         #expect(Self.text(try Server.psql(["-At", "-c", "SELECT count(secret) FROM \(target).securestore_items"])) == "1")
         // The check a version 3 SecureStore runs on the version it finds.
         let older = failure { () throws(SecureStoreError) in
-            try SealedTableLayout.checkSchemaVersion(PostgresBackend.schemaVersion, supported: 3, place: "database")
+            try SealedTableLayout.checkSchemaVersion(PostgresBackend.schemaVersion, supported: 4, place: "database")
         }
         #expect(older?.code == .notAvailable && older?.message.contains("newer") == true)
+    }
+
+    @Test("a version 4 database (format 3 rows, no mdat column) is upgraded to 5 on first use; its rows read as they are and each becomes format 4 when written")
+    func upgradeFrom4() throws {
+        let (source, sourceURL) = try Self.freshSchema("src")
+        let (target, targetURL) = try Self.freshSchema("old")
+        let key = randomKey()
+        let writer = try Server.store(namespace: "ns", key: key, url: sourceURL)
+        for i in 0..<6 {
+            try writer.add(NewItem(.genericPassword, generic("s", "a\(i)"), data: i == 5 ? nil : Data("x\(i)".utf8)),
+                           returning: [])
+        }
+        let expected = try Self.contents(writer)
+        // Schema 4's tables (this schema's without `mdat`), the rows copied and sealed in record format 3.
+        let ddl4 = PostgresBackend.schemaDDL.replacingOccurrences(of: "secret bytea, mdat bytea,", with: "secret bytea,")
+        #expect(ddl4 != PostgresBackend.schemaDDL)
+        _ = try Server.psql(["-c", "SET search_path = \(target); " + ddl4 + """
+            INSERT INTO securestore_schema(version) VALUES (4);
+            INSERT INTO securestore_namespaces(name) SELECT name FROM \(source).securestore_namespaces ORDER BY id;
+            INSERT INTO securestore_meta(ns, k, v) SELECT ns, k, v FROM \(source).securestore_meta;
+            INSERT INTO securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret)
+                SELECT ns, cls, ref, ukey, svc, acct, blob, secret FROM \(source).securestore_items ORDER BY id;
+            """ + (try Self.format3Rows(sourceURL: sourceURL, keys: ["ns": key], namespaceColumn: "ns",
+                                        quote: { "(SELECT id FROM securestore_namespaces WHERE name = '\($0)')" }))])
+        let store = try Server.store(namespace: "ns", key: key, url: targetURL)
+        #expect(Self.text(try Server.psql(["-At", "-c", "SELECT string_agg(version::text, ',' ORDER BY version) FROM \(target).securestore_schema"])) == "4,5")
+        func dated() throws -> String {
+            Self.text(try Server.psql(["-At", "-c", "SELECT count(mdat) FROM \(target).securestore_items"]))
+        }
+        #expect(try dated() == "0", "rows stay as they are until written")
+        #expect(try Self.contents(store) == expected)
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "a1"), returning: .data))?.data == Data("x1".utf8))
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "a5"), returning: .data)) != nil)
+        // Written rows become format 4: an update, a new item.
+        try store.update(ItemQuery(.genericPassword, generic("s", "a2")), with: ItemChanges(data: Data("y2".utf8)))
+        try store.add(NewItem(.genericPassword, generic("s", "new"), data: Data("n".utf8)), returning: [])
+        #expect(try dated() == "2")
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "a2"), returning: .data))?.data == Data("y2".utf8))
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("s", "a3"), returning: .data))?.data == Data("x3".utf8))
+        #expect(try Self.contents(store).count == expected.count + 1)
+        // A rekey re-seals every row: all format 4.
+        try store.rekey(to: .raw(randomKey()))
+        #expect(try dated() == "7")
     }
 
     @Test("EXPLAIN: every lookup, find, update and delete the backend sends uses an index on a filled namespace (custom and generic plans), no sequential scan of the items; every index of the items is used by a plan")
@@ -190,17 +254,17 @@ struct PostgresSchemaTests {
             ("find by class and account", l.selectByClassAccount, "bigint, bytea, bigint", "\(ns), \(acct), \(cls)", "securestore_items_acct"),
             ("find by class", l.selectByClass, "bigint, bigint", "\(ns), 2", "any"),
             ("find all", l.selectAll, "bigint", ns, "securestore_items_pkey"),
-            ("update", l.updateAll, "bigint, bigint, bytea, bytea, bytea, bytea, bytea, bytea",
-             "\(ns), \(cls), \(ukey), \(svc), \(acct), \(blob), \(blob), \(ref)", "securestore_items_ref"),
-            ("rekey's update by id", l.updateRow, "bigint, bytea, bytea, bytea, bytea, bytea, bytea, bigint",
-             "\(ns), \(ref), \(ukey), \(svc), \(acct), \(blob), \(blob), \(id)", "securestore_items_pkey"),
+            ("update", l.updateAll, "bigint, bigint, bytea, bytea, bytea, bytea, bytea, bytea, bytea",
+             "\(ns), \(cls), \(ukey), \(svc), \(acct), \(blob), \(blob), \(blob), \(ref)", "securestore_items_ref"),
+            ("rekey's update by id", l.updateRow, "bigint, bytea, bytea, bytea, bytea, bytea, bytea, bytea, bigint",
+             "\(ns), \(ref), \(ukey), \(svc), \(acct), \(blob), \(blob), \(blob), \(id)", "securestore_items_pkey"),
             ("delete by reference", l.deleteByRef, "bigint, bytea", "\(ns), \(ref)", "securestore_items_ref"),
             ("delete a class", l.deleteByClass, "bigint, bigint", "\(ns), 2", "any"),
             ("delete all", l.deleteEverything, "bigint", ns, "securestore_items_pkey"),
             ("key epoch", l.selectCheck, "bigint", ns, ""),
             ("add (guarded insert)", PostgresExecutor.guardedInsert,
-             "bigint, bigint, bytea, bytea, bytea, bytea, bytea, bytea, bytea",
-             "\(ns), 1, '\\x02', '\\x03', \(svc), \(acct), \(blob), \(blob), \(blob)", ""),
+             "bigint, bigint, bytea, bytea, bytea, bytea, bytea, bytea, bytea, bytea",
+             "\(ns), 1, '\\x02', '\\x03', \(svc), \(acct), \(blob), \(blob), \(blob), \(blob)", ""),
         ]
         var used = Set<String>()
         for statement in statements {

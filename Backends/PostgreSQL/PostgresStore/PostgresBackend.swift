@@ -618,13 +618,13 @@ struct PostgresExecutor: SealedTableExecutor {
     }
 
     /// The guarded insert of a writer's add: the layout's insert, done only when the namespace's key check is
-    /// still `$9` and no row has its unique key. Its `RETURNING` row says it happened. The unique-key index is
+    /// still `$10` and no row has its unique key. Its `RETURNING` row says it happened. The unique-key index is
     /// its only arbiter (`ON CONFLICT (ns, ukey)`), so the server probes only that index before inserting,
     /// not the primary key and the reference index too: a row with the same reference (a copy imported
     /// again) fails with 23505, `duplicateItem`, the answer the transaction's plain insert gives it.
-    static let guardedInsert = "INSERT INTO securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret) "
-        + "SELECT $1::bigint, $2::bigint, $3::bytea, $4::bytea, $5::bytea, $6::bytea, $7::bytea, $8::bytea "
-        + "WHERE EXISTS (SELECT 1 FROM securestore_meta WHERE ns = $1::bigint AND k = 'check' AND v = $9::bytea) "
+    static let guardedInsert = "INSERT INTO securestore_items(ns, cls, ref, ukey, svc, acct, blob, secret, mdat) "
+        + "SELECT $1::bigint, $2::bigint, $3::bytea, $4::bytea, $5::bytea, $6::bytea, $7::bytea, $8::bytea, $9::bytea "
+        + "WHERE EXISTS (SELECT 1 FROM securestore_meta WHERE ns = $1::bigint AND k = 'check' AND v = $10::bytea) "
         + "ON CONFLICT (ns, ukey) DO NOTHING RETURNING id"
 
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
@@ -653,7 +653,7 @@ struct PostgresExecutor: SealedTableExecutor {
     func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
         if let speculation {
             guard case .found(let key) = held.stage, speculation.writing, sql == speculation.layout.insert,
-                  parameters.count == 8, parameters[3] == .blob(key) else { throw transactionNeeded() }
+                  parameters.count == 9, parameters[3] == .blob(key) else { throw transactionNeeded() }
             held.stage = .inserting(parameters.map(Self.parameter))
             return
         }
