@@ -71,7 +71,9 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
 
     @discardableResult
     public func update(_ query: ItemQuery, with changes: ItemChanges) throws(SecureStoreError) -> Int {
-        let prepared = try prepare(query, for: .update)
+        var prepared = try prepare(query, for: .update)
+        // An update that sets a new secret never reads the old ones (each is replaced, not kept).
+        if changes.data != nil { prepared.filter.needsData = false }
         let normalized = try normalizeChanges(changes, itemClass: query.itemClass)
         if let data = changes.data { try StoreLimits.checkSecret(data.count) }
         let touchesKey = normalized.keys.contains { name in

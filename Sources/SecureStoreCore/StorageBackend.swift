@@ -375,8 +375,9 @@ public struct RecordFilter: Sendable, Hashable {
     /// attributes or references only) and for a delete's find (it removes by reference): a backend that keeps
     /// secrets apart (sealed on their own in SQL stores, fetched separately from the Secret Service) may then
     /// return records without them (``ItemRecord/data`` nil), and should: a secret nobody reads is not
-    /// decrypted. An update's finds always get their records whole (it writes them back); a backend whose undo
-    /// log needs the secrets of what a writing transaction removes loads them anyway.
+    /// decrypted. An update that sets a new secret asks for none either (it replaces each secret it finds, and
+    /// writes records back with the new one); any other update's finds get their records whole. A backend whose
+    /// undo log needs the secrets of what a writing transaction replaces or removes loads them anyway.
     public var needsData = true
     /// Whether the caller reads the records' attributes. `false` only for a lookup that the key decides (every
     /// attribute it names is part of the unique key, and ``uniqueKeys`` are the query) and that returns data

@@ -112,7 +112,7 @@ struct SafetyIdeasTests {
         let tampering = [
             "deleted": "DELETE FROM items WHERE id = 3",
             "reordered": "UPDATE items SET id = -id WHERE id IN (1, 2); UPDATE items SET id = 2 WHERE id = -1; UPDATE items SET id = 1 WHERE id = -2",
-            "replayed": "DROP INDEX items_ref; DROP INDEX items_ukey; INSERT INTO items SELECT 9, cls, ref, ukey, svc, acct, blob, secret FROM items WHERE id = 2",
+            "replayed": "DROP INDEX items_ref; DROP INDEX items_ukey; INSERT INTO items SELECT 9, cls, ref, ukey, svc, acct, blob, secret, mdat FROM items WHERE id = 2",
             "unsealed": "DELETE FROM meta WHERE k = 'seal'",
         ]
         for (what, sql) in tampering.sorted(by: { $0.key < $1.key }) {

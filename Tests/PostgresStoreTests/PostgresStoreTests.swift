@@ -273,6 +273,10 @@ struct PostgresStoreTests {
             _ = try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
         }
         #expect(swapped?.code == .decode, "\(String(describing: swapped))")
+        // An update that sets a new secret does not read the old one: the damaged item takes a new secret.
+        #expect(try store.update(ItemQuery(.genericPassword, generic("t", "a")), with: ItemChanges(data: Data("new".utf8))) == 1)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data)).first?.data
+                == Data("new".utf8))
         #expect(try store.delete(ItemQuery(.genericPassword, [.service: "t"])) == 2)
     }
 

@@ -224,7 +224,16 @@ struct SQLiteStoreTests {
         #expect(one?.attributes?[.account] == "a" && one?.data == nil)
         #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "a") }?.code == .decode)
         #expect(try secret(store, "svc", "b") == Data("two".utf8))
-        // The damaged item can still be found and deleted without its secret being read.
+        // An update that sets a new secret does not read the old one: the damaged item takes a new secret.
+        #expect(try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges(data: Data("new".utf8))) == 1)
+        #expect(try secret(store, "svc", "a") == Data("new".utf8))
+        let a = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: [.attributes, .data]))
+        #expect(a?.attributes?[.account] == "a" && a?.data == Data("new".utf8))
+        // A damaged item can still be found and deleted without its secret being read.
+        sealed = try #require(raw.rows("SELECT secret FROM items WHERE id = 1").first?.first)
+        sealed[sealed.count - 3] ^= 0x10
+        raw.exec("UPDATE items SET secret = x'\(sealed.map { String(format: "%02x", $0) }.joined())' WHERE id = 1")
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "a") }?.code == .decode)
         #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "a"))) == 1)
         // Every format 4 row holds a secret part (for an item without a secret too): one taken away is damage on
         // every read, data or not; garbage in its place is noticed by the reads that open it.

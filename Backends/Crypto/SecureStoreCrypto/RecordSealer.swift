@@ -291,7 +291,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     /// The row of `record` in format 4, sealing the record and secret parts in `parts` (and always the
-    /// modification date).
+    /// modification date). With fewer than all parts (a replace that keeps the row's index columns), `svc`
+    /// and `acct` are left empty: only a row with every part sealed is inserted or has its indexes written.
     ///
     /// Each part is encoded straight into the buffer it is sealed in (and encrypted there, so its plaintext is
     /// nowhere else), and the associated data is built on the stack:
@@ -326,9 +327,12 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                 return (blob, secret, mdat)
             }
         }
+        // A replace of some parts keeps the row's index columns: their indexes are not computed (and empty).
+        let whole = parts == .all
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
-                            svc: attributeIndex(.service, record[.service]),
-                            acct: attributeIndex(.account, record[.account]), blob: blob, secret: secret, mdat: mdat)
+                            svc: whole ? attributeIndex(.service, record[.service]) : [],
+                            acct: whole ? attributeIndex(.account, record[.account]) : [],
+                            blob: blob, secret: secret, mdat: mdat)
     }
 
     /// Test hook: the row a schema 3 store held for `record` (record format 3, the secret sealed apart bound

@@ -327,15 +327,23 @@ package struct SealedTable {
         found = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundRecords() : nil
     }
 
-    /// What the table holds now for the references this transaction found whole or wrote, in format 4 rows
-    /// (kept current by every write, so a second replace of one item in a transaction compares with what the
-    /// first one wrote). A row of an older format is not kept: its replace writes every part.
+    /// What the table holds now for the references this transaction found (with or without their secrets)
+    /// or wrote, in format 4 rows (kept current by every write, so a second replace of one item in a
+    /// transaction compares with what the first one wrote). A row of an older format is not kept: its replace
+    /// writes every part.
     private final class FoundRecords {
-        var byRef: [PersistentRef: ItemRecord] = [:]
+        /// A record as its row holds it; `secretKnown` false when it was read without its secret.
+        struct Known {
+            let record: ItemRecord
+            let secretKnown: Bool
+        }
+        var byRef: [PersistentRef: Known] = [:]
 
-        /// Whether `data` is the secret `old` holds (compared in constant time for equal lengths).
-        static func sameSecret(_ old: ItemRecord, _ data: Data?) -> Bool {
-            switch (old.data, data) {
+        /// Whether `data` is the secret `old` holds (compared in constant time for equal lengths); false when
+        /// that secret was not read.
+        static func sameSecret(_ old: Known, _ data: Data?) -> Bool {
+            guard old.secretKnown else { return false }
+            switch (old.record.data, data) {
             case (nil, nil): return true
             case (let a?, let b?): return a.count == b.count && Sodium.equal(a, b)
             default: return false
@@ -446,11 +454,17 @@ package struct SealedTable {
         return found
     }
 
-    /// Remembers a record found whole in a format 4 row (a replace compares with it).
+    /// Remembers a record found with its attributes in a format 4 row (a replace compares with it).
     private func note(_ record: ItemRecord, _ row: RowColumns, _ read: Read) {
-        guard let known = self.found, case .whole = read else { return }
+        guard let known = self.found else { return }
+        let secretKnown: Bool
+        switch read {
+        case .whole: secretKnown = true
+        case .withoutData: secretKnown = false
+        case .byKey: return
+        }
         if row.mdat != nil {
-            known.byRef[record.persistentRef] = record
+            known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown)
         } else {
             known.byRef.removeValue(forKey: record.persistentRef)
         }
@@ -505,7 +519,7 @@ package struct SealedTable {
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), Self.value(row.blob),
                                                      Self.value(row.secret), Self.value(row.mdat)]))
-        found?.byRef[record.persistentRef] = record
+        found?.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: true)
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays). A format
@@ -513,9 +527,9 @@ package struct SealedTable {
     /// any other row gets every column, in format 4.
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
         let changed: Int
-        if let old = found?.byRef[record.persistentRef], FoundRecords.sameIndexes(old, record) {
+        if let old = found?.byRef[record.persistentRef], FoundRecords.sameIndexes(old.record, record) {
             var parts: SealedParts = []
-            if !RecordCodec.sameRecordApartFromDate(old, record) { parts.insert(.record) }
+            if !RecordCodec.sameRecordApartFromDate(old.record, record) { parts.insert(.record) }
             if !FoundRecords.sameSecret(old, record.data) { parts.insert(.secret) }
             let row = sealer.seal(record, parts: parts)
             var values: [TableValue] = []
@@ -531,7 +545,7 @@ package struct SealedTable {
                 Self.value(row.secret), Self.value(row.mdat), .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
-        found?.byRef[record.persistentRef] = record
+        found?.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: true)
     }
 
     private static func value(_ bytes: [UInt8]?) -> TableValue {
