@@ -9,8 +9,8 @@ import SecureStoreCrypto
 ///   must survive encode → decode unchanged (format 4 with its secret and date apart, format 3 with its secret
 ///   apart, and format 2);
 /// - odd: the rest is a row (class number, then the plaintext), sealed with a fixed key and the associated data
-///   FORMAT.md specifies (a format 3 row, or with bit 4 of the first byte a format 4 row: a sealed empty
-///   date and a secret part without a secret), then opened with `RecordSealer.open`: it must give exactly what
+///   FORMAT.md specifies (a format 3 row, or with bit 4 of the first byte a format 4 row with a secret part
+///   without a secret), then opened with `RecordSealer.open`: it must give exactly what
 ///   `decode` gives (or `decode` errors), and the same blob with one byte flipped must fail with `decode`.
 public enum RecordExercise {
     public static let name = "record"
@@ -37,10 +37,9 @@ public enum RecordExercise {
     private static func decode(_ plain: [UInt8]) throws(FuzzFinding) {
         guard let record = RecordCodec.decode(plain) ?? RecordCodec.decode(format4: plain, modified: nil, data: nil)
         else { return }
-        // Format 4 (secret and date given apart, as a table's `secret` and `mdat` columns hold them), format 3
-        // (the secret apart) and format 2 (inside).
-        guard let back4 = RecordCodec.decode(format4: RecordCodec.encode(record),
-                                             modified: RecordCodec.modificationDate(of: record), data: record.data),
+        // Format 4 and format 3 (the secret given apart, as a table's `secret` column holds it) and format 2
+        // (inside).
+        guard let back4 = RecordCodec.decode(format4: RecordCodec.encode(record), modified: nil, data: record.data),
               back4 == record,
               let back3 = RecordCodec.decode(RecordCodec.encodeFormat3(record), secret: record.data.map { Array($0) }),
               back3 == record,
@@ -59,14 +58,14 @@ public enum RecordExercise {
         var blob = Sodium.seal(plain, ad: ad, key: encryption)
         let decoded = format4 ? RecordCodec.decode(format4: plain, modified: nil, data: nil) : RecordCodec.decode(plain)
         let expected = decoded.flatMap { RecordSealer.classNumber($0.itemClass) == cls ? $0 : nil }
-        // A format 4 row: its date part (none) and secret part (no secret, the decoded record's reference).
-        var secret: [UInt8]? = nil, mdat: [UInt8]? = nil
+        // A format 4 row: its secret part (no secret, the decoded record's reference), no date part.
+        var secret: [UInt8]? = nil
+        let mdat: [UInt8]? = nil
         if format4 {
             let refBytes = Array(decoded?.persistentRef.data ?? Data())
             let trailer = refBytes + withUnsafeBytes(of: UInt32(refBytes.count).bigEndian, Array.init) + [0]
             secret = Sodium.seal(trailer, ad: Array("SSsec4".utf8) + [UInt8(truncatingIfNeeded: cls)] + ref + ukey,
                                  key: encryption)
-            mdat = Sodium.seal([], ad: Array("SSmdt4".utf8) + ref, key: encryption)
         }
         func open(_ blob: [UInt8]) -> Result<ItemRecord, SecureStoreError> {
             Result { () throws(SecureStoreError) -> ItemRecord in

@@ -214,11 +214,18 @@ struct PostgresStoreTests {
 
     /// A store in a fresh namespace holding t/a ("one") and t/b ("two"), whose rows' `column` values were then
     /// swapped on the server (each intact, but bound to the other row).
-    private func twoItemsSwapping(_ column: String, namespace: String) throws -> PostgresStore {
+    private func twoItemsSwapping(_ column: String, namespace: String, rotatingSecrets: Bool = false) throws -> PostgresStore {
         let ns = Server.freshNamespace(namespace)
         let store = try Server.store(namespace: ns, key: randomKey())
         try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
         try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
+        if rotatingSecrets {
+            for (account, secret) in [("a", "one"), ("b", "two")] {
+                try store.update(ItemQuery(.genericPassword, generic("t", account)), with: ItemChanges(data: Data(secret.utf8)))
+            }
+            #expect(String(decoding: try Server.psql(["-At", "-c", "SELECT count(mdat) FROM securestore_items WHERE \(Server.scope(ns))"]),
+                           as: UTF8.self).hasPrefix("2"), "a change of secret seals its date apart")
+        }
         _ = try Server.psql(["-c", """
             UPDATE securestore_items i SET \(column) = o.\(column) FROM securestore_items o
             WHERE i.\(Server.scope(ns)) AND o.\(Server.scope(ns)) AND i.id <> o.id
@@ -254,8 +261,8 @@ struct PostgresStoreTests {
             _ = try moved.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))
         }
         #expect(wrongRow?.code == .decode, "\(String(describing: wrongRow))")
-        // Swapped dates: each bound to its own row's reference.
-        let dated = try twoItemsSwapping("mdat", namespace: "tamper-date")
+        // Swapped dates (each written apart by a change of secret): each bound to its own row's reference.
+        let dated = try twoItemsSwapping("mdat", namespace: "tamper-date", rotatingSecrets: true)
         let wrongDate = failure { () throws(SecureStoreError) in
             _ = try dated.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .attributes))
         }

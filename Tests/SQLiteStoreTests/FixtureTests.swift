@@ -62,8 +62,8 @@ struct FixtureTests {
         #expect(RawDB(db).integer("PRAGMA user_version") == 4)
         #expect(RawDB(db).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')")
                 == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
-        // Every row re-sealed in format 4: a secret part and a date part each.
-        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE secret IS NOT NULL AND mdat IS NOT NULL") == 8)
+        // Every row re-sealed in format 4: a secret part each (also for bob, who has no secret), no date apart.
+        #expect(RawDB(db).integer("SELECT count(secret) FROM items") == 8 && RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
         try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "reopened")
         try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
     }
@@ -77,6 +77,7 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
     let ids = RawDB(path).rows("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id").count
     try #require(ids >= 2 && originals.count >= 2, "\(stage): needs two items with a secret")
     let hasDates = RawDB(path).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')").hasSuffix(",mdat")
+        && RawDB(path).integer("SELECT count(mdat) FROM items") >= 2
     for kind in ["flip a secret byte", "move a secret", "flip a record byte", "move a record"]
         + (hasDates ? ["flip a date byte", "move a date"] : []) {
         let copy = path + ".tampered"
@@ -87,10 +88,10 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
         }
         defer { for suffix in ["", "-wal", "-shm"] { unlink(copy + suffix) } }
         let raw = RawDB(copy)
-        // The victim is the first item with a secret, the donor the second.
-        let victim = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1")
-        let donor = raw.integer("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1")
+        // The victim is the first item with the part, the donor the second.
         let column = kind.contains("secret") ? "secret" : kind.contains("date") ? "mdat" : "blob"
+        let victim = raw.integer("SELECT id FROM items WHERE \(column) IS NOT NULL ORDER BY id LIMIT 1")
+        let donor = raw.integer("SELECT id FROM items WHERE \(column) IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1")
         var value = try #require(raw.rows("SELECT \(column) FROM items WHERE id = \(kind.hasPrefix("move") ? donor : victim)").first?.first)
         if kind.hasPrefix("flip") { value[value.count - 5] ^= 0x40 }
         var stmt: OpaquePointer?
@@ -121,7 +122,7 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
 
 @Suite("SQLite secret column")
 struct SecretColumnTests {
-    @Test("an update writes only the sealed parts that changed: attributes the record, a secret the secret part, the date always")
+    @Test("an update writes only the sealed parts that changed: attributes the record (with its date), a secret the secret part and the date apart")
     func updatesWriteOnlyChangedParts() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
@@ -130,35 +131,50 @@ struct SecretColumnTests {
         try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("one".utf8)))
         try store.add(NewItem(.genericPassword, generic("svc", "none")))
         func column(_ name: String, _ id: Int) -> Data? { RawDB(s.db).rows("SELECT \(name) FROM items WHERE id = \(id)").first?.first }
-        func parts(_ id: Int) -> (blob: Data?, secret: Data?, mdat: Data?) { (column("blob", id), column("secret", id), column("mdat", id)) }
+        func parts(_ id: Int) -> (blob: Data?, secret: Data?, mdat: Data?) {
+            let dateApart = RawDB(s.db).integer("SELECT mdat IS NOT NULL FROM items WHERE id = \(id)") == 1
+            return (column("blob", id), column("secret", id), dateApart ? column("mdat", id) : nil)
+        }
         var before = parts(1)
-        // An attribute change: record and date, the secret part stays.
+        #expect(before.blob != nil && before.secret != nil && before.mdat == nil, "a new row: record and secret part")
+        // An attribute change: the record (with its new date inside); the secret part stays.
         try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.comment: "c"]))
         var now = parts(1)
         #expect(now.secret == before.secret, "the sealed secret is untouched")
-        #expect(now.blob != before.blob && now.mdat != before.mdat)
+        #expect(now.blob != before.blob && now.mdat == nil)
         // A change of key: the secret part is bound to the unique key, so it is sealed again (same secret).
         before = now
         try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges([.account: "b"]))
         now = parts(1)
-        #expect(now.secret != before.secret && now.blob != before.blob && now.mdat != before.mdat)
+        #expect(now.secret != before.secret && now.blob != before.blob && now.mdat == nil)
         #expect(try secret(store, "svc", "b") == Data("one".utf8))
-        // The same secret given again: only the date.
+        // A secret given (the same bytes here): an update that sets a secret never reads the old one, so the
+        // secret part is sealed again, with the new date apart; the record stays as it is stored.
         before = now
         try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("one".utf8)))
         now = parts(1)
-        #expect(now.secret == before.secret && now.blob == before.blob && now.mdat != before.mdat)
+        #expect(now.secret != before.secret && now.blob == before.blob && now.mdat != nil)
+        #expect(try secret(store, "svc", "b") == Data("one".utf8))
         // A new secret: the secret part and the date; the record stays as it is stored.
         before = now
         try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("two".utf8)))
         now = parts(1)
-        #expect(now.secret != before.secret && now.blob == before.blob && now.mdat != before.mdat)
+        #expect(now.secret != before.secret && now.blob == before.blob && now.mdat != nil && now.mdat != before.mdat)
         #expect(try secret(store, "svc", "b") == Data("two".utf8))
-        let item = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "b"), returning: [.attributes, .data]))
-        #expect(item?.attributes?[.comment] == "c" && item?.data == Data("two".utf8))
-        // Every update moved the modification date forward (kept apart, it is still the item's).
         func date(_ value: AttributeValue?) -> Date? { if case .date(let d)? = value { d } else { nil } }
-        #expect((date(item?.attributes?[.modificationDate]) ?? .distantPast) > (date(item?.attributes?[.creationDate]) ?? .distantFuture))
+        var item = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "b"), returning: [.attributes, .data]))
+        #expect(item?.attributes?[.comment] == "c" && item?.data == Data("two".utf8))
+        // Every update moved the modification date forward; the one sealed apart is the item's.
+        let rotated = date(item?.attributes?[.modificationDate])
+        #expect((rotated ?? .distantPast) > (date(item?.attributes?[.creationDate]) ?? .distantFuture))
+        // An attribute change after it: the record again, with the date inside, and no date apart.
+        before = now
+        try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges([.label: "L"]))
+        now = parts(1)
+        #expect(now.secret == before.secret && now.blob != before.blob && now.mdat == nil)
+        item = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "b"), returning: [.attributes, .data]))
+        #expect(item?.attributes?[.label] == "L" && item?.data == Data("two".utf8))
+        #expect((date(item?.attributes?[.modificationDate]) ?? .distantPast) > (rotated ?? .distantFuture))
         // An item without a secret has a secret part that says so, keeps none through an attribute update,
         // and gets one when given.
         #expect(column("secret", 2) != nil)
@@ -166,6 +182,8 @@ struct SecretColumnTests {
         #expect(try secret(store, "svc", "none") == nil)
         try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges(data: Data()))
         #expect(try secret(store, "svc", "none") == Data())
+        try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("three".utf8)))
+        #expect(RawDB(s.db).integer("SELECT count(mdat) FROM items") == 2, "two dates apart, for the tampering below")
         try expectTamperEvident(s.db, key: key, "after updates")
     }
 }

@@ -49,32 +49,36 @@ struct SQLiteStoreTests {
         let none = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes, data: nil)
         #expect(RecordCodec.decode(RecordCodec.encodeFormat3(none)) == none)
         #expect(RecordCodec.decode(RecordCodec.encodeFormat3(none), secret: []) == nil)
-        // Format 4 holds neither the secret nor a modification date that is a date: both come from their own
-        // parts, and a format 4 record is never read as an older one (or the other way round).
+        // Format 4 holds no secret (its own part says whether there is one), and a format 4 record is never
+        // read as an older one (or the other way round).
         let modified = Date(timeIntervalSinceReferenceDate: 12_345.678)
         var dated = attributes
         dated[.modificationDate] = .date(modified)
         let full = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: dated, data: Data([4]))
         let v4 = RecordCodec.encode(full)
-        #expect(v4.first == 4 && v4.count < RecordCodec.encodeFormat3(full).count)
-        #expect(RecordCodec.decode(format4: v4, modified: modified, data: Data([4])) == full)
-        #expect(RecordCodec.decode(format4: v4, modified: nil, data: Data([4]))?.attributes[.modificationDate] == nil)
+        #expect(v4.first == 4 && v4.count == RecordCodec.encodeFormat3(full).count - 1, "format 3 without its flag")
+        #expect(RecordCodec.decode(format4: v4, modified: nil, data: Data([4])) == full)
         #expect(RecordCodec.decode(v4) == nil && RecordCodec.decode(v4, secret: [4]) == nil)
-        #expect(RecordCodec.decode(format4: RecordCodec.encodeFormat3(full), modified: modified, data: Data([4])) == nil)
-        #expect(RecordCodec.decode(format4: Array(v4.dropLast()), modified: modified, data: nil) == nil)
-        // A modification date that is not a date (only a record made by hand) stays inside; a date given apart
-        // as well is then no record.
+        #expect(RecordCodec.decode(format4: RecordCodec.encodeFormat3(full), modified: nil, data: Data([4])) == nil)
+        #expect(RecordCodec.decode(format4: Array(v4.dropLast()), modified: nil, data: nil) == nil)
+        // A later modification date sealed apart (a change of secret alone) replaces the one inside; an earlier
+        // one, or one for a record without a date inside, is no record.
+        let later = modified.addingTimeInterval(60)
+        #expect(RecordCodec.decode(format4: v4, modified: later, data: Data([4]))?.attributes[.modificationDate] == .date(later))
+        #expect(RecordCodec.decode(format4: v4, modified: modified, data: Data([4])) == full)
+        #expect(RecordCodec.decode(format4: v4, modified: modified.addingTimeInterval(-1), data: nil) == nil)
+        #expect(RecordCodec.decode(format4: RecordCodec.encode(record), modified: later, data: nil) == nil)
         var odd = attributes
         odd[.modificationDate] = .string("yesterday")
         let oddRecord = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: odd, data: nil)
         #expect(RecordCodec.modificationDate(of: oddRecord) == nil)
         #expect(RecordCodec.decode(format4: RecordCodec.encode(oddRecord), modified: nil, data: nil) == oddRecord)
-        #expect(RecordCodec.decode(format4: RecordCodec.encode(oddRecord), modified: modified, data: nil) == nil)
-        // The date part: 8 bytes or none; a NaN, or any other length, is not one.
-        #expect(RecordCodec.decodeDate(RecordCodec.encodeDate(modified)) == .some(modified))
-        #expect(RecordCodec.decodeDate([]) == .some(nil))
-        #expect(RecordCodec.decodeDate([1, 2, 3]) == nil)
-        #expect(RecordCodec.decodeDate(RecordCodec.encodeDate(Date(timeIntervalSinceReferenceDate: .nan))) == nil)
+        #expect(RecordCodec.decode(format4: RecordCodec.encode(oddRecord), modified: later, data: nil) == nil)
+        // The date part: 8 bytes, not a NaN.
+        func decodedDate(_ bytes: [UInt8]) -> Date? { bytes.withUnsafeBytes { RecordCodec.decodeDate($0) } }
+        #expect(decodedDate(RecordCodec.encodeDate(modified)) == modified)
+        #expect(decodedDate([]) == nil && decodedDate([1, 2, 3]) == nil)
+        #expect(decodedDate(RecordCodec.encodeDate(Date(timeIntervalSinceReferenceDate: .nan))) == nil)
         // Format 2 holds its secret: one given apart as well is no record.
         #expect(RecordCodec.decode(RecordCodec.encodeWithSecret(record)) == record)
         #expect(RecordCodec.decode(RecordCodec.encodeWithSecret(record), secret: [1, 2, 3]) == nil)
@@ -173,9 +177,9 @@ struct SQLiteStoreTests {
         #expect(userVersion(db) == 4)
         #expect(columns() == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
         #expect(indexes() == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
-        // Every row re-sealed in format 4: a secret part (with or without a secret) and a date part each.
-        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE secret IS NOT NULL AND mdat IS NOT NULL")
-                == (version == 2 ? 5 : 4))
+        // Every row re-sealed in format 4: a secret part each (with or without a secret), no date apart.
+        #expect(RawDB(db).integer("SELECT count(secret) FROM items") == (version == 2 ? 5 : 4))
+        #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
         try expectContents(store, "after the upgrade")
         try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
         let again = try SQLiteStore(path: db, key: .keyFile(key))

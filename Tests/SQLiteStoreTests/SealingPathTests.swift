@@ -47,10 +47,7 @@ struct SealingPathTests {
         if version < 4 {
             if let data = record.data { out += [1] + (version == 2 ? chunk(Array(data)) : []) } else { out += [0] }
         }
-        var names = record.attributes.keys.sorted()   // by code (AttributeName's own order)
-        if version == 4, case .date? = record.attributes[.modificationDate] {
-            names.removeAll { $0 == .modificationDate }   // sealed apart
-        }
+        let names = record.attributes.keys.sorted()   // by code (AttributeName's own order)
         out += u32(names.count)
         for name in names {
             out += chunk(Array(name.code.utf8))
@@ -103,6 +100,7 @@ struct SealingPathTests {
         let sealer = try RecordSealer.make(.raw(Data((0..<32).map { UInt8($0) })), storedKDF: nil, cost: .minimum,
                                            creatingKeyFile: false)
         var previous: SealedRecord?
+        var previousDate: [UInt8]?
         for round in 0..<300 {
             var record = Self.randomRecord(&rng)
             if round % 2 == 0 {   // half of them with a modification date that is a date, as every stored item has
@@ -119,9 +117,21 @@ struct SealingPathTests {
             #expect(sealed.ukey == sealer.uniqueKeyIndex(record.uniqueKey))
             #expect(sealed.svc == sealer.attributeIndex(.service, record.attributes[.service]))
             #expect(sealed.acct == sealer.attributeIndex(.account, record.attributes[.account]))
-            #expect(sealed.blob != nil && sealed.secret != nil && sealed.mdat != nil, "format 4 seals every part")
+            #expect(sealed.blob != nil && sealed.secret != nil && sealed.mdat == nil, "a new row: record and secret parts")
             let opened = try sealer.open(sealed, id: 1)
             #expect(opened == record && opened.data == record.data)
+            // A change of secret alone: the new secret part and the date sealed apart, with the stored record.
+            let rotated = record.updated([:], modified: Date(timeIntervalSinceReferenceDate: 1e9 + Double(round)),
+                                         data: Data("rotated \(round)".utf8))
+            let partial = sealer.seal(rotated, parts: .secret)
+            #expect(partial.blob == nil && partial.secret != nil && partial.mdat != nil)
+            let afterRotation = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
+                                             acct: sealed.acct, blob: sealed.blob, secret: partial.secret, mdat: partial.mdat)
+            if RecordCodec.modificationDate(of: record) != nil {
+                #expect(try sealer.open(afterRotation, id: 1) == rotated)
+            } else {   // a record made by hand without a date: nothing to put a date over
+                #expect(partial.mdat == nil || (try? sealer.open(afterRotation, id: 1)) == nil)
+            }
             // Without data: the same record, no secret.
             let withoutData = try sealer.open(sealed, id: 1, .withoutData)
             #expect(withoutData == ItemRecord(persistentRef: record.persistentRef, itemClass: record.itemClass,
@@ -144,7 +154,7 @@ struct SealingPathTests {
                 SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc, acct: sealed.acct,
                              blob: sealed.blob, secret: flipped(sealed.secret), mdat: sealed.mdat),
                 SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc, acct: sealed.acct,
-                             blob: sealed.blob, secret: sealed.secret, mdat: flipped(sealed.mdat)),
+                             blob: sealed.blob, secret: partial.secret, mdat: flipped(partial.mdat) ?? [0]),
             ]
             for (part, row) in damaged.enumerated() {
                 #expect(throws: SecureStoreError.self, "part \(part)") { _ = try sealer.open(row, id: 1) }
@@ -156,16 +166,18 @@ struct SealingPathTests {
                 let swappedSecret = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
                                                  acct: sealed.acct, blob: sealed.blob, secret: other.secret, mdat: sealed.mdat)
                 #expect(throws: SecureStoreError.self) { _ = try sealer.open(swappedSecret, id: 1, .dataOnly(record.uniqueKey)) }
-                let swappedDate = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
-                                               acct: sealed.acct, blob: sealed.blob, secret: sealed.secret, mdat: other.mdat)
-                #expect(throws: SecureStoreError.self) { _ = try sealer.open(swappedDate, id: 1, .withoutData) }
+                if let otherDate = previousDate {
+                    let swappedDate = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
+                                                   acct: sealed.acct, blob: sealed.blob, secret: sealed.secret, mdat: otherDate)
+                    #expect(throws: SecureStoreError.self) { _ = try sealer.open(swappedDate, id: 1, .withoutData) }
+                }
                 // The same secret part under another unique-key index (a row whose `ukey` column was swapped).
-                guard other.ukey != sealed.ukey else { previous = sealed; continue }
+                guard other.ukey != sealed.ukey else { (previous, previousDate) = (sealed, partial.mdat); continue }
                 let movedKey = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: other.ukey, svc: sealed.svc,
                                             acct: sealed.acct, blob: sealed.blob, secret: sealed.secret, mdat: sealed.mdat)
                 #expect(throws: SecureStoreError.self) { _ = try sealer.open(movedKey, id: 1, .dataOnly(record.uniqueKey)) }
             }
-            previous = sealed
+            (previous, previousDate) = (sealed, partial.mdat)
         }
     }
 }

@@ -3,12 +3,12 @@ package import Foundation
 
 /// The compact binary forms of one record's plaintext (see FORMAT.md): they keep each value's exact case.
 ///
-/// Version 4 (written) holds every attribute but the modification date (when it is a date: it is sealed on its
-/// own, so a change of secret re-seals no record) and nothing about the secret (sealed on its own with the
-/// reference and whether the item has one, ``encodeSecret(_:)``). Version 3 (read) holds the modification
-/// date and says whether the item has a secret, which is sealed apart; version 2 (read) holds the secret after
-/// a "has a secret" flag; version 1 (read) always held one, so a version 1 record with 0 bytes of secret keeps
-/// its meaning: an empty secret.
+/// Version 4 (written) holds every attribute and nothing about the secret (sealed on its own with the
+/// reference and whether the item has one, ``writeSecret(_:into:)``); a change of secret alone leaves it as
+/// stored and seals the new modification date apart (``encodeDate(_:)``), which then overrides the one inside.
+/// Version 3 (read) says whether the item has a secret, which is sealed apart; version 2 (read) holds the
+/// secret after a "has a secret" flag; version 1 (read) always held one, so a version 1 record with 0 bytes of
+/// secret keeps its meaning: an empty secret.
 package enum RecordCodec {
     package static let version: UInt8 = 4
     /// The modification date and the "has a secret" flag inside, the secret apart; still read.
@@ -18,7 +18,7 @@ package enum RecordCodec {
     /// The first version, still read: the secret inside, no "has a secret" flag.
     package static let version1: UInt8 = 1
 
-    /// Format 4: the record without its secret and without a modification date that is a date.
+    /// Format 4: the record without its secret.
     package static func encode(_ record: ItemRecord) -> [UInt8] {
         encode(record, version: version)
     }
@@ -42,16 +42,8 @@ package enum RecordCodec {
         }
     }
 
-    /// Whether `entry` is a modification date kept apart from a format 4 record (a date; any other value of
-    /// that attribute, which only a caller building records by hand can make, stays inside).
-    @inline(__always)
-    static func isSealedApart(_ entry: ItemRecord.Entry) -> Bool {
-        if entry.name == .modificationDate, case .date = entry.value { return true }
-        return false
-    }
-
-    /// The modification date a format 4 row keeps apart from its record, nil when the record has none that is
-    /// a date.
+    /// The record's modification date, nil when it has none that is a date (only a record made by hand: the
+    /// core dates every item).
     package static func modificationDate(of record: ItemRecord) -> Date? {
         if case .date(let d)? = record[.modificationDate] { return d }
         return nil
@@ -90,7 +82,7 @@ package enum RecordCodec {
             if version == 2, let data = record.data { n += 4 + data.count }
             // The record keeps its attributes in byte order of their codes: the order written (and required
             // by `decode`), so they are written as they are, without a sort or a copy.
-            for entry in record.entries where version < 4 || !isSealedApart(entry) {
+            for entry in record.entries {
                 n += 4 + entry.name.withCodeUTF8 { $0.count } + 1
                 switch entry.value {
                 case .string(let s): n += 4 + s.utf8.count
@@ -116,9 +108,8 @@ package enum RecordCodec {
                     w.byte(0)
                 }
             }
-            let apart = version == 4 && RecordCodec.modificationDate(of: record) != nil
-            w.u32(UInt32(record.attributeCount - (apart ? 1 : 0)))
-            for entry in record.entries where version < 4 || !isSealedApart(entry) {
+            w.u32(UInt32(record.attributeCount))
+            for entry in record.entries {
                 entry.name.withCodeUTF8 { w.bytes(UnsafeRawBufferPointer($0)) }
                 switch entry.value {
                 case .string(let s): w.byte(1); w.text(s)
@@ -171,21 +162,18 @@ package enum RecordCodec {
         return (present, ref, dataCount)
     }
 
-    /// The plaintext of a format 4 row's sealed modification date: the date's 8 bytes (as in a record), or
-    /// none when the record has no modification date that is a date.
-    package static func encodeDate(_ date: Date?) -> [UInt8] {
-        guard let date else { return [] }
-        return withUnsafeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.bigEndian, Array.init)
+    /// The plaintext of a format 4 row's sealed modification date (written by a change of secret alone, which
+    /// leaves the record as stored): the date's 8 bytes, as in a record.
+    package static func encodeDate(_ date: Date) -> [UInt8] {
+        withUnsafeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.bigEndian, Array.init)
     }
 
-    /// The date in a modification-date part: `.some(nil)` for none, nil when it is not one (a NaN is not a
-    /// date this library writes).
-    package static func decodeDate(_ plain: [UInt8]) -> Date?? {
-        if plain.isEmpty { return .some(nil) }
+    /// The date in a modification-date part, nil when it is not one (8 bytes, not a NaN).
+    package static func decodeDate(_ plain: UnsafeRawBufferPointer) -> Date? {
         guard plain.count == 8 else { return nil }
         let bits = plain.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard !Double(bitPattern: bits).isNaN else { return nil }
-        return .some(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
+        return Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))
     }
 
     /// Writes into a buffer sized exactly for what is written (checked by the caller at the end).
@@ -245,11 +233,18 @@ package enum RecordCodec {
         decode(bytes, secret: .leftSealed(present: secretSealed))
     }
 
-    /// The format 4 record in `bytes` with the parts its row seals apart: the modification date (nil: none)
-    /// and the secret (nil: none, or not opened). Nil when `bytes` are not a format 4 record, or hold a
-    /// modification date that is a date (it is never inside).
+    /// The format 4 record in `bytes` with the parts its row seals apart: the secret (nil: none, or not
+    /// opened) and the modification date written by a change of secret alone (nil: none), which replaces the
+    /// one inside. Nil when `bytes` are not a format 4 record, or when there is such a date but the record
+    /// holds no modification date that is a date, or a later one (dates only move forward).
     package static func decode(format4 bytes: [UInt8], modified: Date?, data: Data?) -> ItemRecord? {
         decode(bytes, secret: .apart(data: data, modified: modified))
+    }
+
+    /// The format of the record in `bytes` (its first byte), nil for none.
+    package static func format(_ bytes: [UInt8]) -> UInt8? {
+        guard let v = bytes.first, v >= version1, v <= version else { return nil }
+        return v
     }
 
     /// The parts of a record stored apart from it: a format 3 record's secret, opened (nil: the row has none)
@@ -304,8 +299,7 @@ package enum RecordCodec {
         var entries: [ItemRecord.Entry] = []
         entries.reserveCapacity(min(Int(count) + 1, 64))
         var previous: ArraySlice<UInt8>?
-        // A format 4 record's modification date goes in at its place in code order.
-        var pendingDate = modified.map { ItemRecord.Entry(.modificationDate, .date($0)) }
+        var replacedDate = false
         for _ in 0..<count {
             // Exactly what `encode` writes: attribute codes (not readable names), each once, in byte order
             // (the codes' bytes compared, as `encode` sorts them).
@@ -334,19 +328,16 @@ package enum RecordCodec {
             default:
                 return nil
             }
-            if let date = pendingDate {
-                if name == .modificationDate { return nil }   // kept apart, and inside too
-                if date.name.sortsBefore(name) {
-                    entries.append(date)
-                    pendingDate = nil
-                }
+            // A format 4 row's later modification date, sealed apart, replaces the one inside.
+            if let modified, name == .modificationDate {
+                guard case .date(let inside) = value, !(modified < inside) else { return nil }
+                entries.append(ItemRecord.Entry(name, .date(modified)))
+                replacedDate = true
+                continue
             }
-            // A format 4 record never holds a modification date that is a date.
-            if v == version, name == .modificationDate, case .date = value { return nil }
             entries.append(ItemRecord.Entry(name, value))
         }
-        if let date = pendingDate { entries.append(date) }
-        guard r.atEnd else { return nil }
+        guard r.atEnd, modified == nil || replacedDate else { return nil }
         return ItemRecord(persistentRef: ref.withUnsafeBytes { PersistentRef(bytes: $0) }, itemClass: cls, ordered: entries,
                           data: data)
     }

@@ -4,9 +4,10 @@ import Foundation
 /// One record as an encrypted backend stores it: the class number, keyed blind indexes and the sealed parts
 /// (see Backends/SQLite/FORMAT.md). Nothing in it is readable without the store's key.
 ///
-/// Format 4 (written): `blob` is the record without its secret and modification date, `secret` the secret
-/// part (always there, for an item with or without a secret: whether it has one is inside), `mdat` the
-/// modification date. A part that a replace leaves as it is stored is nil (see ``SealedParts``).
+/// Format 4 (written): `blob` is the record without its secret, `secret` the secret part (always there, for an
+/// item with or without a secret: whether it has one is inside), `mdat` the modification date a change of
+/// secret alone writes (nil: NULL, the record's own date holds). A `blob` or `secret` that a replace leaves as
+/// it is stored is nil (see ``SealedParts``); `mdat` is always the value to store.
 /// Rows of format 3 and older (tests build them) have no `mdat`, and no `secret` for an item without one.
 package struct SealedRecord: Sendable, Hashable {
     package let cls: Int64
@@ -25,8 +26,8 @@ package struct SealedRecord: Sendable, Hashable {
     }
 }
 
-/// The parts of a format 4 row that a seal writes besides the modification date (always sealed: every write
-/// changes it).
+/// The parts of a format 4 row that a seal writes. Every seal also gives the row's `mdat`: NULL when the
+/// record is sealed (its modification date is inside), else the record's new modification date sealed apart.
 package struct SealedParts: OptionSet, Sendable {
     package let rawValue: UInt8
     package init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -290,16 +291,16 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         }
     }
 
-    /// The row of `record` in format 4, sealing the record and secret parts in `parts` (and always the
-    /// modification date). With fewer than all parts (a replace that keeps the row's index columns), `svc`
-    /// and `acct` are left empty: only a row with every part sealed is inserted or has its indexes written.
+    /// The row of `record` in format 4, sealing the record and secret parts in `parts`. With fewer than all
+    /// parts (a replace that keeps the row's index columns), `svc` and `acct` are left empty: only a row with
+    /// every part sealed is inserted or has its indexes written.
     ///
     /// Each part is encoded straight into the buffer it is sealed in (and encrypted there, so its plaintext is
     /// nowhere else), and the associated data is built on the stack:
     /// - record (`blob`): `"SSrow1" ‖ cls ‖ ref index ‖ ukey index`;
     /// - secret part: `"SSsec4" ‖ cls ‖ ref index ‖ ukey index`, so a secret opens only in its row, for its
     ///   class and unique key: a lookup decided by the key can open it alone;
-    /// - modification date: `"SSmdt4" ‖ ref index`.
+    /// - modification date (only when the record is not sealed): `"SSmdt4" ‖ ref index`.
     package func seal(_ record: ItemRecord, parts: SealedParts = .all) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
         let ref = record.persistentRef.withUnsafeBytes { index.index(domain: 1, $0) }
@@ -318,16 +319,16 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                         RecordCodec.writeSecret(record, into: $0)
                     }
                 } : nil
-                let date = RecordCodec.encodeDate(RecordCodec.modificationDate(of: record))
-                let mdat = Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, refBytes, nil) { ad in
-                    date.withUnsafeBytes { plain in
-                        Sodium.seal(count: plain.count, ad: ad, key: encryption) { if plain.count > 0 { $0.copyMemory(from: plain) } }
+                let mdat = parts.contains(.record) ? nil : RecordCodec.modificationDate(of: record).map { date in
+                    Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, refBytes, nil) { ad in
+                        RecordCodec.encodeDate(date).withUnsafeBytes { plain in
+                            Sodium.seal(count: plain.count, ad: ad, key: encryption) { $0.copyMemory(from: plain) }
+                        }
                     }
                 }
                 return (blob, secret, mdat)
             }
         }
-        // A replace of some parts keeps the row's index columns: their indexes are not computed (and empty).
         let whole = parts == .all
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: whole ? attributeIndex(.service, record[.service]) : [],
@@ -373,41 +374,59 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// The record in one stored row read in place (the statement's column memory), opening only what `read`
     /// needs: no copy of a column, the associated data built on the stack, the record's plaintext in one
     /// buffer (zeroed after decoding) and the secret opened straight into the `Data` the record holds.
-    ///
-    /// A row with a modification-date part is format 4; one without is format 3 or older (read as it was
-    /// written: its secret, when sealed apart, is bound to its reference index only, so it is read whole even
-    /// for ``RowRead/dataOnly(_:)``). A part left sealed must still be there: a format 4 row without its secret
-    /// part, or a format 3 record whose flag and `secret` column disagree, is damage either way.
     package func open(_ row: RowColumns, _ read: RowRead = .whole) throws(SecureStoreError) -> ItemRecord {
-        guard let sealedDate = row.mdat else {
-            if case .withoutData = read { return try openFormat3(row, secret: false) }
-            return try openFormat3(row, secret: true)
-        }
-        guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }
+        try openRow(row, read).record
+    }
+
+    /// ``open(_:_:)``, and whether the row is of format 4 (`current`; a replace may then write only the parts
+    /// that changed).
+    ///
+    /// The record's first byte says its format. For ``RowRead/dataOnly(_:)``, the secret part is opened first,
+    /// alone, under format 4's associated data; when that fails (a row of format 3 or older, whose secret is
+    /// bound to its reference only, or a damaged one) the row is read whole, which gives the record or the
+    /// error. A part left sealed must still be there: a format 4 row without its secret part, a date part in a
+    /// row of an older format, or a format 3 record whose flag and `secret` column disagree, is damage either
+    /// way.
+    package func openRow(_ row: RowColumns, _ read: RowRead = .whole) throws(SecureStoreError)
+        -> (record: ItemRecord, current: Bool)
+    {
         let clsByte = UInt8(truncatingIfNeeded: row.cls)
-        var part: (ref: PersistentRef, data: Data?)? = nil
-        if case .withoutData = read {} else {
-            part = try openSecret(sealedSecret, cls: clsByte, row: row)
-        }
-        if case .dataOnly(let key) = read, let part {
+        if case .dataOnly(let key) = read, let sealed = row.secret,
+           let part = openSecret(sealed, cls: clsByte, row: row) {
             guard let cls = Self.itemClass(number: row.cls) else { throw Self.undecodable(row.id) }
-            return ItemRecord(persistentRef: part.ref, itemClass: cls, foundByKey: key, data: part.data)
+            return (ItemRecord(persistentRef: part.ref, itemClass: cls, foundByKey: key, data: part.data), true)
         }
         let plain = try openRecord(row)
-        var date = [UInt8](repeating: 0, count: max(sealedDate.count - Sodium.nonceBytes - Sodium.tagBytes, 0))
-        let dateOpened = sealedDate.count >= Sodium.nonceBytes + Sodium.tagBytes && date.withUnsafeMutableBytes { out in
-            Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, row.ref, nil) { ad in
-                Sodium.open(sealedDate, ad: ad, key: encryption, into: out)
-            }
+        guard RecordCodec.format(plain.bytes) == RecordCodec.version else {
+            guard row.mdat == nil else { throw Self.undecodable(row.id) }   // no older row has a date part
+            if case .withoutData = read { return (try openFormat3(row, plain, secret: false), false) }
+            return (try openFormat3(row, plain, secret: true), false)
         }
-        guard dateOpened, let modified = RecordCodec.decodeDate(date) else {
-            throw SecureStoreError(.decode, "The modification date of stored item #\(row.id) cannot be decrypted: the "
-                + "data was altered or corrupted.")
+        guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }
+        var part: (ref: PersistentRef, data: Data?)? = nil
+        if case .withoutData = read {} else {
+            guard let opened = openSecret(sealedSecret, cls: clsByte, row: row) else { throw Self.damagedSecret(row.id) }
+            part = opened
+        }
+        var modified: Date? = nil
+        if let sealedDate = row.mdat {
+            let count = sealedDate.count - Sodium.nonceBytes - Sodium.tagBytes
+            let date: Date? = count == 8 ? withUnsafeTemporaryAllocation(byteCount: 8, alignment: 8) { out in
+                let opened = Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, row.ref, nil) { ad in
+                    Sodium.open(sealedDate, ad: ad, key: encryption, into: out)
+                }
+                return opened ? RecordCodec.decodeDate(UnsafeRawBufferPointer(out)) : nil
+            } : nil
+            guard let date else {
+                throw SecureStoreError(.decode, "The modification date of stored item #\(row.id) cannot be decrypted: "
+                    + "the data was altered or corrupted.")
+            }
+            modified = date
         }
         guard let record = RecordCodec.decode(format4: plain.bytes, modified: modified, data: part?.data),
               Self.classNumber(record.itemClass) == row.cls, part.map({ $0.ref == record.persistentRef }) ?? true
         else { throw Self.undecodable(row.id) }
-        return record
+        return (record, true)
     }
 
     /// The plaintext of a row's sealed record, in a buffer zeroed when released.
@@ -429,29 +448,31 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
 
     /// A format 4 secret part, opened straight into the `Data` the record will hold: the secret's bytes come
     /// first in the plaintext, so the trailer (reference, its length, the "has a secret" byte) is cut off
-    /// without a copy.
+    /// without a copy. Nil when it does not open under format 4's associated data or is not a secret part.
     private func openSecret(_ sealed: UnsafeRawBufferPointer, cls: UInt8, row: RowColumns)
-        throws(SecureStoreError) -> (ref: PersistentRef, data: Data?)
+        -> (ref: PersistentRef, data: Data?)?
     {
         let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
-        var data = Data(count: max(count, 0))
-        let ok = count >= 5 && data.withUnsafeMutableBytes { out in
+        guard count >= 5 else { return nil }
+        var data = Data(count: count)
+        let ok = data.withUnsafeMutableBytes { out in
             Self.withAssociatedData(prefix: Self.secretADPrefix, cls: cls, row.ref, row.ukey) { ad in
                 Sodium.open(sealed, ad: ad, key: encryption, into: out)
             }
         }
         guard ok, let trailer = data.withUnsafeBytes({ RecordCodec.decodeSecretTrailer($0) }) else {
             data.withUnsafeMutableBytes { Sodium.zero($0) }
-            throw Self.damagedSecret(row.id)
+            return nil
         }
         guard trailer.present else { return (trailer.ref, nil) }
         data.count = trailer.dataCount
         return (trailer.ref, data)
     }
 
-    /// A format 3 (or older) row: the record, and its secret sealed apart when `secret`.
-    private func openFormat3(_ row: RowColumns, secret openingSecret: Bool) throws(SecureStoreError) -> ItemRecord {
-        let plain = try openRecord(row)
+    /// A format 3 (or older) row whose record is `plain`: the record, and its secret sealed apart when `secret`.
+    private func openFormat3(_ row: RowColumns, _ plain: Plaintext, secret openingSecret: Bool)
+        throws(SecureStoreError) -> ItemRecord
+    {
         var secret: Data? = nil
         if let sealed = row.secret, openingSecret {
             let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes

@@ -145,10 +145,6 @@ package final class SealedTableLayout: Sendable {
     let anyItem: String
     let scope: TableValue?
     let numbered: Bool
-    /// Whether a replace writes only the parts that changed (SQLite rewrites the entry of every index whose
-    /// column is in the SET list, even for the same value; PostgreSQL rewrites the row anyway, and keeps no
-    /// records found in a transaction to compare with).
-    let updatesOnlyChangedIndexes: Bool
     package let columns: SealedColumns
 
     /// - Parameters:
@@ -157,10 +153,9 @@ package final class SealedTableLayout: Sendable {
     ///   - numbered: `$1`-style placeholders (PostgreSQL) instead of `?` (SQLite).
     ///   - columns: the table's columns; only a ``SealedColumns/current`` layout writes.
     package init(items: String, meta: String, scope: (column: String, value: TableValue)?, numbered: Bool,
-                 updatesOnlyChangedIndexes: Bool, columns: SealedColumns = .current) {
+                 columns: SealedColumns = .current) {
         self.scope = scope.map(\.value)
         self.numbered = numbered
-        self.updatesOnlyChangedIndexes = updatesOnlyChangedIndexes
         self.columns = columns
         let first = scope == nil ? 1 : 2
         func p(_ n: Int) -> String { numbered ? "$\(n + first - 1)" : "?" }
@@ -309,22 +304,24 @@ package struct SealedTable {
     /// finds nothing, or a row the key cannot open, checks it: after a rekey by someone else the answer is
     /// `authFailed`, not "not found" or "damaged".
     package let epochChecked: Bool
-    /// The records this transaction found or wrote, by reference, when the table keeps them (a writing SQLite
+    /// The records this transaction found or wrote, by reference, when the table keeps them (a writing
     /// transaction): a replace writes only the parts of a format 4 row that changed (a change of secret leaves
     /// the sealed record as it is, a change of attributes the sealed secret), and compares its blind-index
-    /// inputs with the found record's instead of writing the index columns again.
+    /// inputs with the found record's instead of writing the index columns again (SQLite rewrites the entry of
+    /// every index whose column is in a `SET` list, even for the same value; PostgreSQL can then update the row
+    /// without touching an index).
     private let found: FoundRecords?
 
-    /// - Parameter keepingUnchangedSecrets: remember the records `find` returns, and leave the parts that a
-    ///   `replace` does not change as they are stored (only for a layout that names changed columns only).
+    /// - Parameter writingOnlyChangedParts: remember the records `find` returns, and leave the parts that a
+    ///   `replace` does not change as they are stored (a writing transaction).
     package init(layout: SealedTableLayout, executor: any SealedTableExecutor, sealer: RecordSealer, epoch: [UInt8],
-                 epochChecked: Bool, keepingUnchangedSecrets: Bool = false) {
+                 epochChecked: Bool, writingOnlyChangedParts: Bool = false) {
         self.layout = layout
         self.executor = executor
         self.sealer = sealer
         self.epoch = epoch
         self.epochChecked = epochChecked
-        found = keepingUnchangedSecrets && layout.updatesOnlyChangedIndexes ? FoundRecords() : nil
+        found = writingOnlyChangedParts ? FoundRecords() : nil
     }
 
     /// What the table holds now for the references this transaction found (with or without their secrets)
@@ -446,24 +443,25 @@ package struct SealedTable {
     {
         var found: [ItemRecord] = []
         try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
-            let record = try decode(row, read)
-            found.append(record)
-            note(record, row, read)
+            let opened = try decode(row, read)
+            found.append(opened.record)
+            note(opened, read)
         }
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
         return found
     }
 
     /// Remembers a record found with its attributes in a format 4 row (a replace compares with it).
-    private func note(_ record: ItemRecord, _ row: RowColumns, _ read: Read) {
+    private func note(_ opened: (record: ItemRecord, current: Bool), _ read: Read) {
         guard let known = self.found else { return }
+        let record = opened.record
         let secretKnown: Bool
         switch read {
         case .whole: secretKnown = true
         case .withoutData: secretKnown = false
         case .byKey: return
         }
-        if row.mdat != nil {
+        if opened.current {
             known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown)
         } else {
             known.byRef.removeValue(forKey: record.persistentRef)
@@ -481,9 +479,9 @@ package struct SealedTable {
         var found: [(id: Int64, record: ItemRecord)] = []
         for statement in statements {
             try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
-                let record = try decode(row, read)
-                found.append((row.id, record))
-                note(record, row, read)
+                let opened = try decode(row, read)
+                found.append((row.id, opened.record))
+                note(opened, read)
             }
         }
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
@@ -492,18 +490,18 @@ package struct SealedTable {
         return found
     }
 
-    /// Opens one row as `read` asks.
-    private func decode(_ row: RowColumns, _ read: Read) throws(SecureStoreError) -> ItemRecord {
+    /// Opens one row as `read` asks; whether it is of format 4.
+    private func decode(_ row: RowColumns, _ read: Read) throws(SecureStoreError) -> (record: ItemRecord, current: Bool) {
         do throws(SecureStoreError) {
             switch read {
-            case .whole: return try sealer.open(row, .whole)
-            case .withoutData: return try sealer.open(row, .withoutData)
+            case .whole: return try sealer.openRow(row, .whole)
+            case .withoutData: return try sealer.openRow(row, .withoutData)
             case .byKey(let keys, let indexes):
                 // The row was found by one of these indexes; its secret part is bound to its own.
                 guard let at = indexes.firstIndex(where: { $0.withUnsafeBytes { $0.elementsEqual(row.ukey) } }) else {
                     throw RowColumns.damagedRow
                 }
-                return try sealer.open(row, .dataOnly(keys[at]))
+                return try sealer.openRow(row, .dataOnly(keys[at]))
             }
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
@@ -523,8 +521,9 @@ package struct SealedTable {
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays). A format
-    /// 4 row found whole in this transaction gets only the parts that changed (and its modification date);
-    /// any other row gets every column, in format 4.
+    /// 4 row found in this transaction with the same class and index inputs gets only the parts that changed,
+    /// and its `mdat` (NULL when the record is sealed again, else the new date sealed apart); any other row
+    /// gets every column, in format 4.
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
         let changed: Int
         if let old = found?.byRef[record.persistentRef], FoundRecords.sameIndexes(old.record, record) {

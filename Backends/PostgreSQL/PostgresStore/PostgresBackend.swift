@@ -167,8 +167,9 @@ public final class PostgresBackend: StorageBackend {
         throws(SecureStoreError) -> T
     {
         try run(writing: writing) { (executor, keys) throws(SecureStoreError) -> T in
-            var txn = SealedTransaction(SealedTable(layout: layout, executor: executor,
-                                                    sealer: keys.sealer, epoch: keys.check, epochChecked: writing))
+            var txn = SealedTransaction(SealedTable(layout: layout, executor: executor, sealer: keys.sealer,
+                                                    epoch: keys.check, epochChecked: writing,
+                                                    writingOnlyChangedParts: writing))
             return try body(&txn)
         }
     }
@@ -477,7 +478,7 @@ public final class PostgresBackend: StorageBackend {
     /// The sealed-table statements of the rows of the namespace with id `namespaceID`.
     static func layout(namespaceID: Int64) -> SealedTableLayout {
         SealedTableLayout(items: "securestore_items", meta: "securestore_meta", scope: ("ns", .integer(namespaceID)),
-                          numbered: true, updatesOnlyChangedIndexes: false)
+                          numbered: true)
     }
 
     /// The numeric id of `namespace`, the sealer for `key` in it, and its key check: checked against the

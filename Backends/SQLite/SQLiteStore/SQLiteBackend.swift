@@ -221,7 +221,7 @@ public final class SQLiteBackend: StorageBackend {
             try connection.transaction(writing: writing) { (layout) throws(SecureStoreError) -> T in
                 var txn = SealedTransaction(SealedTable(layout: layout, executor: SQLiteExecutor(db: connection.db),
                                                         sealer: connection.sealer, epoch: connection.epoch,
-                                                        epochChecked: writing, keepingUnchangedSecrets: writing))
+                                                        epochChecked: writing, writingOnlyChangedParts: writing))
                 return try body(&txn)
             }
         }
@@ -453,14 +453,11 @@ extension SQLiteBackend {
         private(set) var layout: SealedTableLayout
 
         /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 4).
-        static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
-                                              updatesOnlyChangedIndexes: true)
+        static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false)
         /// The same for a schema 3 file (no `mdat` column), which is only read.
-        static let layout3 = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
-                                               updatesOnlyChangedIndexes: true, columns: .withSecret)
+        static let layout3 = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false, columns: .withSecret)
         /// The same for a schema 1 or 2 file (no `secret` column), which is only read.
-        static let legacyLayout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
-                                                    updatesOnlyChangedIndexes: true, columns: .recordOnly)
+        static let legacyLayout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false, columns: .recordOnly)
 
         /// The statements of a file of schema `version`.
         static func layout(version: Int64) -> SealedTableLayout {
