@@ -381,11 +381,10 @@ public struct RecordFilter: Sendable, Hashable {
     public var needsData = true
     /// Whether the caller reads the records' attributes. `false` only for a lookup that the key decides (every
     /// attribute it names is part of the unique key, and ``uniqueKeys`` are the query) and that returns data
-    /// (and perhaps references) but no attributes: a backend that can prove a record's unique key without
-    /// opening its attributes (an authenticated index, as the SQL stores' sealed secret parts are bound to)
-    /// may then return records made with `ItemRecord(persistentRef:itemClass:foundByKey:data:)`, carrying
-    /// the filter's key they were found by and no attributes. Any backend may ignore it and return whole
-    /// records.
+    /// (and perhaps references) but no attributes. The encrypted SQL stores of this package, which can prove a
+    /// row's unique key without opening its attributes (each sealed secret is bound to its key's index), then
+    /// answer with records that carry only the filter's key they were found by, the reference and the secret.
+    /// Every other backend ignores it and returns whole records, which is always correct.
     public var needsAttributes = true
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
