@@ -72,7 +72,7 @@ struct PostgresSchemaTests {
         for (ns, key) in keys.sorted(by: { $0.key < $1.key }) {
             let sealer = try RecordSealer.make(.raw(key), storedKDF: nil, cost: .minimum, creatingKeyFile: false)
             for record in try Server.store(namespace: ns, key: key, url: sourceURL).exportRecords() {
-                let row = sealer.sealFormat3ForTesting(record)
+                let row = sealer.sealForTesting(record, format: 3)
                 sql += "UPDATE securestore_items SET blob = \(x(row.blob ?? [])), secret = \(row.secret.map(x) ?? "NULL") "
                     + "WHERE \(namespaceColumn) = \(try quote(ns)) AND ref = \(x(row.ref));\n"
             }

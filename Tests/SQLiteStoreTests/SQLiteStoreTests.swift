@@ -217,9 +217,7 @@ struct SQLiteStoreTests {
         defer { s.cleanUp() }
         let (store, raw) = try threeItems(s)
         // A flipped byte in a's sealed secret: only a read of that secret can notice.
-        var sealed = try #require(raw.rows("SELECT secret FROM items WHERE id = 1").first?.first)
-        sealed[sealed.count - 3] ^= 0x10
-        raw.exec("UPDATE items SET secret = x'\(sealed.map { String(format: "%02x", $0) }.joined())' WHERE id = 1")
+        #expect(raw.flip("secret", id: 1, fromEnd: 3))
         let listed = try store.items(matching: ItemQuery(.genericPassword, [.service: "svc"], limit: .all,
                                                          returning: [.attributes]))
         #expect(listed.map { $0.attributes?[.account] } == ["a", "b", "c"])
@@ -234,9 +232,7 @@ struct SQLiteStoreTests {
         let a = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: [.attributes, .data]))
         #expect(a?.attributes?[.account] == "a" && a?.data == Data("new".utf8))
         // A damaged item can still be found and deleted without its secret being read.
-        sealed = try #require(raw.rows("SELECT secret FROM items WHERE id = 1").first?.first)
-        sealed[sealed.count - 3] ^= 0x10
-        raw.exec("UPDATE items SET secret = x'\(sealed.map { String(format: "%02x", $0) }.joined())' WHERE id = 1")
+        #expect(raw.flip("secret", id: 1, fromEnd: 3))
         #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "a") }?.code == .decode)
         #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "a"))) == 1)
         // Every format 4 row holds a secret part (for an item without a secret too): one taken away is damage on
@@ -261,9 +257,7 @@ struct SQLiteStoreTests {
         let (store, raw) = try threeItems(s)
         // A damaged record (blob) does not stop the data lookup (the secret part alone answers it, and is
         // authentic), but any read of the attributes notices it.
-        var blob = try #require(raw.rows("SELECT blob FROM items WHERE id = 1").first?.first)
-        blob[blob.count / 2] ^= 0x04
-        raw.setBlob(id: 1, blob)
+        #expect(raw.flip("blob", id: 1, fromEnd: 20, mask: 0x04))
         #expect(try secret(store, "svc", "a") == Data("one".utf8))
         #expect(failure { () throws(SecureStoreError) in
             _ = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: [.attributes]))

@@ -141,7 +141,7 @@ struct SealingPathTests {
             #expect(byKey.persistentRef == record.persistentRef && byKey.data == record.data
                     && byKey.uniqueKey == record.uniqueKey && byKey.itemClass == record.itemClass && byKey.attributeCount == 0)
             // The format 3 rows of schema 3 stores still open to the same record.
-            #expect(try sealer.open(sealer.sealFormat3ForTesting(record), id: 1) == record)
+            #expect(try sealer.open(sealer.sealForTesting(record, format: 3), id: 1) == record)
             // A flipped byte anywhere in any sealed part is refused, whichever parts the read opens.
             func flipped(_ bytes: [UInt8]?) -> [UInt8]? {
                 guard var bytes else { return nil }

@@ -61,12 +61,28 @@ final class RawDB {
     func exec(_ sql: String) -> Int32 { sqlite3_exec(db, sql, nil, nil, nil) }
 
     func setBlob(id: Int64, _ blob: Data) {
+        set("blob", id: id, blob)
+    }
+
+    /// Sets `column` of the row `id` to `value`.
+    func set(_ column: String, id: Int64, _ value: Data) {
         var stmt: OpaquePointer?
-        sqlite3_prepare_v2(db, "UPDATE items SET blob = ? WHERE id = ?", -1, &stmt, nil)
-        _ = blob.withUnsafeBytes { sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+        sqlite3_prepare_v2(db, "UPDATE items SET \(column) = ? WHERE id = ?", -1, &stmt, nil)
+        _ = value.withUnsafeBytes { sqlite3_bind_blob(stmt, 1, $0.baseAddress, Int32($0.count), csqlite_transient()) }
         sqlite3_bind_int64(stmt, 2, id)
         sqlite3_step(stmt)
         sqlite3_finalize(stmt)
+    }
+
+    /// Flips the bits `mask` of the byte `fromEnd` bytes before the end of `column` in the row `id` (a sealed
+    /// part damaged in place); false when there is no such byte.
+    @discardableResult
+    func flip(_ column: String, id: Int64, fromEnd: Int, mask: UInt8 = 0x10) -> Bool {
+        guard var value = rows("SELECT \(column) FROM items WHERE id = \(id)").first?.first, value.count >= fromEnd,
+              fromEnd > 0 else { return false }
+        value[value.count - fromEnd] ^= mask
+        set(column, id: id, value)
+        return true
     }
 }
 

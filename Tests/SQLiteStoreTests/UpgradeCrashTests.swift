@@ -31,7 +31,7 @@ struct UpgradeCrashTests {
             attributes[.account] = .string("bulk-\(i)")
             let record = ItemRecord(persistentRef: .random(), itemClass: .genericPassword, attributes: attributes,
                                     data: Data("secret-\(i)".utf8))
-            let row = schema == 2 ? sealer.sealFormat2ForTesting(record) : sealer.sealFormat3ForTesting(record)
+            let row = schema == 2 ? sealer.sealForTesting(record, format: 2) : sealer.sealForTesting(record, format: 3)
             func x(_ b: [UInt8]) -> String { "X'" + hex(Data(b)) + "'" }
             sql += "INSERT INTO items(cls, ref, ukey, svc, acct, blob\(schema == 3 ? ", secret" : "")) VALUES (\(row.cls), "
                 + "\(x(row.ref)), \(x(row.ukey)), \(x(row.svc)), \(x(row.acct)), \(x(row.blob ?? []))"

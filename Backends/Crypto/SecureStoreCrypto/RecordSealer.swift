@@ -336,35 +336,23 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
                             blob: blob, secret: secret, mdat: mdat)
     }
 
-    /// Test hook: the row a schema 3 store held for `record` (record format 3, the secret sealed apart bound
-    /// to the reference index only, no modification-date column), so tests can build schema 3 stores.
-    package func sealFormat3ForTesting(_ record: ItemRecord) -> SealedRecord {
+    /// Test hook: the row an older store held for `record`, so tests can build old stores of any size to
+    /// upgrade: `format` 3 (schema 3: the record without its secret, the secret sealed apart and bound to the
+    /// reference index only, no date column) or 2 (schemas 1 and 2: the secret inside the record, no `secret`
+    /// column).
+    package func sealForTesting(_ record: ItemRecord, format: UInt8) -> SealedRecord {
+        precondition(format == 2 || format == 3, "formats 2 and 3 are the older ones written")
         let cls = Self.classNumber(record.itemClass)
         let ref = refIndex(record.persistentRef)
         let ukey = uniqueKeyIndex(record.uniqueKey)
-        var plain = RecordCodec.encodeFormat3(record)
+        var plain = format == 3 ? RecordCodec.encodeFormat3(record) : RecordCodec.encodeWithSecret(record)
         defer { Sodium.zero(&plain) }
+        let secret = format == 3 ? record.data.map { Sodium.seal(Array($0), ad: Self.secretADPrefix3 + ref, key: encryption) } : nil
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: attributeIndex(.service, record[.service]),
                             acct: attributeIndex(.account, record[.account]),
                             blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
-                            secret: record.data.map { Sodium.seal(Array($0), ad: Self.secretADPrefix3 + ref, key: encryption) },
-                            mdat: nil)
-    }
-
-    /// Test hook: the row a schema 1 or 2 store held for `record` (record format 2, the secret inside the
-    /// blob, no `secret` column), so tests can build old stores of any size to upgrade.
-    package func sealFormat2ForTesting(_ record: ItemRecord) -> SealedRecord {
-        let cls = Self.classNumber(record.itemClass)
-        let ref = refIndex(record.persistentRef)
-        let ukey = uniqueKeyIndex(record.uniqueKey)
-        var plain = RecordCodec.encodeWithSecret(record)
-        defer { Sodium.zero(&plain) }
-        return SealedRecord(cls: cls, ref: ref, ukey: ukey,
-                            svc: attributeIndex(.service, record[.service]),
-                            acct: attributeIndex(.account, record[.account]),
-                            blob: Sodium.seal(plain, ad: Self.associatedData(cls: cls, ref: ref, ukey: ukey), key: encryption),
-                            secret: nil, mdat: nil)
+                            secret: secret, mdat: nil)
     }
 
     private static func associatedData(cls: Int64, ref: [UInt8], ukey: [UInt8]) -> [UInt8] {
