@@ -5,7 +5,7 @@ import SecureStoreCore
 @testable import SecureStoreSQLite
 import CSQLite
 
-@Suite("SQLite committed schema 3 store")
+@Suite("SQLite committed schema 3 and 4 stores")
 struct FixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
@@ -19,25 +19,7 @@ struct FixtureTests {
             chmod(to, 0o600)
         }
         func expectContents(_ store: SQLiteStore, _ stage: String) throws {
-            let records = try store.exportRecords()
-            let expected: [(ItemClass, String, Data?)] = [
-                (.genericPassword, "alice", Data("secret-alice".utf8)), (.genericPassword, "empty", Data()),
-                (.genericPassword, "bob", nil), (.internetPassword, "carol", Data("pw-carol".utf8)),
-                (.certificate, "cert", Data([0x30, 0x82, 0x01, 0x0A])), (.key, "k", Data(repeating: 0xA5, count: 32)),
-                (.identity, "identity", Data("identity-secret".utf8)),
-            ]
-            #expect(records.count >= expected.count, "\(stage)")
-            for ((cls, name, data), record) in zip(expected, records) {
-                #expect(record.itemClass == cls, "\(stage): \(name)")
-                #expect((record.attributes[.account] ?? record.attributes[.label])?.text == name, "\(stage): order")
-                #expect(record.data == data, "\(stage): the secret of \(name)")
-            }
-            let alice = try store.item(matching: ItemQuery(.genericPassword, generic("fixture.service", "alice"),
-                                                          returning: [.data, .attributes]))
-            #expect(alice?.attributes?[.label] == "Alice's" && alice?.data == Data("secret-alice".utf8), "\(stage)")
-            let carol = try store.item(matching: ItemQuery(.internetPassword, [.server: "example.com", .account: "carol"],
-                                                          returning: [.data, .attributes]))
-            #expect(carol?.attributes?[.port] == .number(8443), "\(stage)")
+            try Self.expectContents(store, stage, alice: Data("secret-alice".utf8))
         }
         try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "read-only")
         // Data lookups by key on format 3 rows (whose secrets are bound to their reference only) read whole.
@@ -66,6 +48,69 @@ struct FixtureTests {
         #expect(RawDB(db).integer("SELECT count(secret) FROM items") == 8 && RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
         try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "reopened")
         try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
+    }
+
+    /// The items of the committed fixtures (FIXTURES README), in insertion order, alice's secret being `alice`.
+    static func expectContents(_ store: SQLiteStore, _ stage: String, alice: Data) throws {
+        let records = try store.exportRecords()
+        let expected: [(ItemClass, String, Data?)] = [
+            (.genericPassword, "alice", alice), (.genericPassword, "empty", Data()),
+            (.genericPassword, "bob", nil), (.internetPassword, "carol", Data("pw-carol".utf8)),
+            (.certificate, "cert", Data([0x30, 0x82, 0x01, 0x0A])), (.key, "k", Data(repeating: 0xA5, count: 32)),
+            (.identity, "identity", Data("identity-secret".utf8)),
+        ]
+        #expect(records.count >= expected.count, "\(stage)")
+        for ((cls, name, data), record) in zip(expected, records) {
+            #expect(record.itemClass == cls, "\(stage): \(name)")
+            #expect((record.attributes[.account] ?? record.attributes[.label])?.text == name, "\(stage): order")
+            #expect(record.data == data, "\(stage): the secret of \(name)")
+        }
+        let found = try store.item(matching: ItemQuery(.genericPassword, generic("fixture.service", "alice"),
+                                                      returning: [.data, .attributes]))
+        #expect(found?.attributes?[.label] == "Alice's" && found?.data == alice, "\(stage)")
+        #expect(try secret(store, "fixture.service", "alice") == alice, "\(stage): the data lookup by key")
+        #expect(try secret(store, "fixture.none", "bob") == nil, "\(stage): no secret stays none")
+        #expect(try secret(store, "fixture.service", "empty") == Data(), "\(stage): an empty secret stays empty")
+        let carol = try store.item(matching: ItemQuery(.internetPassword, [.server: "example.com", .account: "carol"],
+                                                      returning: [.data, .attributes]))
+        #expect(carol?.attributes?[.port] == .number(8443), "\(stage)")
+    }
+
+    @Test("the committed schema 4 store (every class, one item without a secret, one changed secret whose date is sealed apart) reads as written, takes writes as schema 4, and stays tamper-evident")
+    func schema4Fixture() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let db = s.path("v4.db"), key = s.path("v4.key")
+        for (from, to) in [("v4.db", db), ("v4.key", key)] {
+            try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(from).path, toPath: to)
+            chmod(to, 0o600)
+        }
+        // The bytes FORMAT.md gives: a secret part of secret ‖ ref (16) ‖ u32 length ‖ flag, sealed (+40), for
+        // every item; one date apart (8 bytes, sealed), alice's, after her change of secret.
+        let raw = RawDB(db)
+        #expect(raw.integer("PRAGMA user_version") == 4)
+        #expect(raw.text("SELECT group_concat(length(secret), ',') FROM (SELECT secret FROM items ORDER BY id)")
+                == "75,61,61,69,65,93,76")
+        #expect(raw.text("SELECT group_concat(coalesce(length(mdat), 0), ',') FROM (SELECT mdat FROM items ORDER BY id)")
+                == "48,0,0,0,0,0,0")
+        let alice = Data("secret-alice-2".utf8)
+        let reader = try SQLiteStore(path: db, key: .keyFile(key), readOnly: true)
+        try Self.expectContents(reader, "read-only", alice: alice)
+        // The date sealed apart is alice's modification date, later than her creation.
+        let item = try reader.item(matching: ItemQuery(.genericPassword, generic("fixture.service", "alice"),
+                                                       returning: .attributes))
+        func date(_ value: AttributeValue?) -> Date? { if case .date(let d)? = value { d } else { nil } }
+        #expect((date(item?.attributes?[.modificationDate]) ?? .distantPast) > (date(item?.attributes?[.creationDate]) ?? .distantFuture))
+        do {
+            let store = try SQLiteStore(path: db, key: .keyFile(key))
+            try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
+                             with: ItemChanges([.comment: "written"]))
+            try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
+            try Self.expectContents(store, "after writes", alice: alice)
+        }
+        #expect(RawDB(db).integer("PRAGMA user_version") == 4)
+        #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0, "the attribute change sealed alice's record again")
+        try expectTamperEvident(db, key: Data(1...32), "schema 4 fixture")
     }
 }
 
