@@ -222,6 +222,43 @@ extension ConformanceCheck {
                 }
             }
         },
+        .init("copy.byWholeKey", "A lookup naming the whole key returns each item's own secret and reference (an item without a secret: found, without data); where the key leaves synchronizable or the access group open, the items it names in the order they were added") { c in
+            let s = try c.store(["g1", "g2"])
+            let a = try s.add(genp("svc", "a", data: "x"), returning: .persistentRef)
+            let b = try s.add(genp("svc", "b", data: "y"), returning: .persistentRef)
+            let n = try s.add(genp("svc", "n"), returning: .persistentRef)
+            for (account, added, secret) in [("a", a, "x"), ("b", b, "y")] {
+                var q = query("svc", account)
+                q.returning = [.data, .persistentRef]
+                let found = try s.item(matching: q)
+                try expectEqual(found?.data, Data(secret.utf8), "the secret of \(account)")
+                try expectEqual(found?.persistentRef, added.persistentRef, "the reference of \(account)")
+                try expectEqual(found?.attributes == nil, true, "no attributes asked for")
+            }
+            var byN = query("svc", "n")
+            byN.returning = [.data, .persistentRef]
+            let none = try s.item(matching: byN)
+            try expectEqual(none?.persistentRef, n.persistentRef, "an item without a secret is found")
+            try expectEqual(none?.data == nil, true, "and has no data")
+            // The same key but for synchronizable: the first added, then both in that order.
+            let synced = try s.add(genp("svc", "a", [.synchronizable: true], data: "synced"), returning: .persistentRef)
+            var any = ItemQuery(.genericPassword, [.service: "svc", .account: "a"], synchronizableAny: true)
+            any.returning = [.data, .persistentRef]
+            try expectEqual(try s.item(matching: any)?.persistentRef, a.persistentRef, "the first added")
+            any.limit = .all
+            try expectEqual(try s.items(matching: any).map(\.data), [Data("x".utf8), Data("synced".utf8)] as [Data?])
+            try expectEqual(try s.items(matching: any).map(\.persistentRef), [a.persistentRef, synced.persistentRef])
+            // The same key but for the access group (none named: every group of the store).
+            let inG2 = try s.add(genp("svc", "g", [.accessGroup: "g2"], data: "in g2"), returning: .persistentRef)
+            let inG1 = try s.add(genp("svc", "g", [.accessGroup: "g1"], data: "in g1"), returning: .persistentRef)
+            var byGroup = query("svc", "g")
+            byGroup.returning = [.data, .persistentRef]
+            byGroup.limit = .all
+            try expectEqual(try s.items(matching: byGroup).map(\.persistentRef), [inG2.persistentRef, inG1.persistentRef])
+            try expectEqual(try s.items(matching: byGroup).map(\.data), [Data("in g2".utf8), Data("in g1".utf8)] as [Data?])
+            byGroup.attributes[.accessGroup] = "g1"
+            try expectEqual(try s.items(matching: byGroup).map(\.data), [Data("in g1".utf8)] as [Data?])
+        },
         .init("copy.insertionOrder", "Results come in the order items were added, unchanged by updates") { c in
             let s = try c.store()
             for i in [3, 1, 4, 0, 2] { try s.add(genp("svc", "acct\(i)")) }
