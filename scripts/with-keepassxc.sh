@@ -11,7 +11,15 @@ command -v keepassxc >/dev/null && command -v keepassxc-cli >/dev/null || {
 exec dbus-run-session -- bash -c '
   set -euo pipefail
   home="$(mktemp -d)"
-  trap "pkill -f \"keepassxc --pw-stdin $home/test.kdbx\" 2>/dev/null || true; sleep 0.2; rm -rf \"$home\"" EXIT
+  # KeePassXC may not end on SIGTERM once its session bus is going away: it gets two seconds, then SIGKILL (a
+  # daemon left behind outlives the run and its folder).
+  stop_keepassxc() {
+    pkill -f "keepassxc --pw-stdin $home/test.kdbx" 2>/dev/null || true
+    for i in $(seq 1 40); do pgrep -f "keepassxc --pw-stdin $home/test.kdbx" >/dev/null || break; sleep 0.05; done
+    pkill -9 -f "keepassxc --pw-stdin $home/test.kdbx" 2>/dev/null || true
+    rm -rf "$home"
+  }
+  trap stop_keepassxc EXIT
   export HOME="$home" XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" XDG_CACHE_HOME="$home/cache"
   export XDG_RUNTIME_DIR="$home/runtime" QT_QPA_PLATFORM=offscreen SECURESTORE_IN_KEYRING_BUS=1
   mkdir -p -m 700 "$XDG_CONFIG_HOME/keepassxc" "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR"
