@@ -9,15 +9,22 @@ import CSQLite
 struct FixtureTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
+    /// Copies the committed `NAME.db` and `NAME.key` into the scratch folder (a test never writes into the
+    /// repository), private as a store's files must be; their paths there.
+    static func copyFixture(_ name: String, into s: Scratch) throws -> (db: String, key: String) {
+        let db = s.path("\(name).db"), key = s.path("\(name).key")
+        for (from, to) in [("\(name).db", db), ("\(name).key", key)] {
+            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(from).path, toPath: to)
+            chmod(to, 0o600)
+        }
+        return (db, key)
+    }
+
     @Test("the committed schema 3 store (every class, one item without a secret) reads as written, is upgraded to schema 4 by its first write, and stays tamper-evident")
     func schema3Fixture() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
-        let db = s.path("v3.db"), key = s.path("v3.key")
-        for (from, to) in [("v3.db", db), ("v3.key", key)] {
-            try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(from).path, toPath: to)
-            chmod(to, 0o600)
-        }
+        let (db, key) = try Self.copyFixture("v3", into: s)
         func expectContents(_ store: SQLiteStore, _ stage: String) throws {
             try Self.expectContents(store, stage, alice: Data("secret-alice".utf8))
         }
@@ -80,11 +87,7 @@ struct FixtureTests {
     func schema4Fixture() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
-        let db = s.path("v4.db"), key = s.path("v4.key")
-        for (from, to) in [("v4.db", db), ("v4.key", key)] {
-            try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent(from).path, toPath: to)
-            chmod(to, 0o600)
-        }
+        let (db, key) = try Self.copyFixture("v4", into: s)
         // The bytes FORMAT.md gives: a secret part of secret ‖ ref (16) ‖ u32 length ‖ flag, sealed (+40), for
         // every item; one date apart (8 bytes, sealed), alice's, after her change of secret.
         let raw = RawDB(db)
