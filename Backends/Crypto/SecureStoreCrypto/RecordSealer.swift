@@ -384,8 +384,9 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             guard let cls = Self.itemClass(number: row.cls) else { throw Self.undecodable(row.id) }
             return (ItemRecord(persistentRef: part.ref, itemClass: cls, foundByKey: key, data: part.data), true)
         }
-        let plain = try openRecord(row)
-        guard RecordCodec.format(plain.bytes) == RecordCodec.version else {
+        var plain = try openRecord(row)
+        defer { Sodium.zero(&plain) }
+        guard RecordCodec.format(plain) == RecordCodec.version else {
             guard row.mdat == nil else { throw Self.undecodable(row.id) }   // no older row has a date part
             if case .withoutData = read { return (try openFormat3(row, plain, secret: false), false) }
             return (try openFormat3(row, plain, secret: true), false)
@@ -411,25 +412,25 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             }
             modified = date
         }
-        guard let record = RecordCodec.decode(format4: plain.bytes, modified: modified, data: part?.data),
+        guard let record = RecordCodec.decode(format4: plain, modified: modified, data: part?.data),
               Self.classNumber(record.itemClass) == row.cls, part.map({ $0.ref == record.persistentRef }) ?? true
         else { throw Self.undecodable(row.id) }
         return (record, true)
     }
 
-    /// The plaintext of a row's sealed record, in a buffer zeroed when released.
-    private func openRecord(_ row: RowColumns) throws(SecureStoreError) -> Plaintext {
+    /// The plaintext of a row's sealed record (the caller zeroes it).
+    private func openRecord(_ row: RowColumns) throws(SecureStoreError) -> [UInt8] {
         let plainCount = row.blob.count - Sodium.nonceBytes - Sodium.tagBytes
         guard plainCount >= 0 else { throw Self.undecryptable(row.id) }
         var opened = true
-        let plain = Plaintext([UInt8](unsafeUninitializedCapacity: plainCount) { buffer, count in
+        let plain = [UInt8](unsafeUninitializedCapacity: plainCount) { buffer, count in
             count = plainCount
             opened = Self.withAssociatedData(prefix: Self.rowADPrefix, cls: UInt8(truncatingIfNeeded: row.cls),
                                              row.ref, row.ukey) { ad in
                 Sodium.open(row.blob, ad: ad, key: encryption, into: UnsafeMutableRawBufferPointer(buffer))
             }
             if !opened { buffer.initialize(repeating: 0) }
-        })
+        }
         guard opened else { throw Self.undecryptable(row.id) }
         return plain
     }
@@ -458,7 +459,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     }
 
     /// A format 3 (or older) row whose record is `plain`: the record, and its secret sealed apart when `secret`.
-    private func openFormat3(_ row: RowColumns, _ plain: Plaintext, secret openingSecret: Bool)
+    private func openFormat3(_ row: RowColumns, _ plain: [UInt8], secret openingSecret: Bool)
         throws(SecureStoreError) -> ItemRecord
     {
         var secret: Data? = nil
@@ -473,17 +474,10 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             guard ok else { throw Self.damagedSecret(row.id) }
             secret = data
         }
-        let decoded = openingSecret ? RecordCodec.decode(plain.bytes, secretData: secret)
-            : RecordCodec.decode(plain.bytes, secretSealed: row.secret != nil)
+        let decoded = openingSecret ? RecordCodec.decode(plain, secretData: secret)
+            : RecordCodec.decode(plain, secretSealed: row.secret != nil)
         guard let record = decoded, Self.classNumber(record.itemClass) == row.cls else { throw Self.undecodable(row.id) }
         return record
-    }
-
-    /// A record's plaintext, zeroed when the last copy goes.
-    private final class Plaintext {
-        var bytes: [UInt8]
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
-        deinit { Sodium.zero(&bytes) }
     }
 
     private static func undecryptable(_ id: Int64) -> SecureStoreError {
