@@ -104,6 +104,7 @@ enum TypeIDs {
     static let date: CFTypeID = 42
     static let error: CFTypeID = 43
     static let null: CFTypeID = 16
+    static let set: CFTypeID = 17
     static let accessControl: CFTypeID = 300
     static let key: CFTypeID = 301
     static let certificate: CFTypeID = 302
@@ -125,6 +126,7 @@ public func CFGetTypeID(_ cf: CFTypeRef!) -> CFTypeID {
     case is NSString: return TypeIDs.string
     case is NSData: return TypeIDs.data
     case is NSDictionary: return TypeIDs.dictionary
+    case is NSSet: return TypeIDs.set
     case is NSArray: return TypeIDs.array
     case is NSDate: return TypeIDs.date
     case is NSError: return TypeIDs.error

@@ -9,9 +9,9 @@ import Testing
 private func requireCFType<T: AnyObject & Hashable & CustomStringConvertible>(_ type: T.Type) {}
 
 enum AppleSurfaceUsage {
-    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (43).
+    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (72).
     static let securityDeclarations = 666
-    static let foundationPieces = 43
+    static let foundationPieces = 72
 
     static func security() {
         var q: [String: Any] = [:]
@@ -830,6 +830,126 @@ enum AppleSurfaceUsage {
         do {  // CFDataCreate
             let _: (CFAllocator?, UnsafePointer<UInt8>?, CFIndex) -> CFData? = CFDataCreate
             _ = [UInt8](repeating: 7, count: 2).withUnsafeBufferPointer { CFDataCreate(nil, $0.baseAddress, 2) }
+        }
+        do {  // kCFAllocatorNull
+            _ = CFDataCreateWithBytesNoCopy(nil, nil, 0, kCFAllocatorNull)
+        }
+        do {  // kCFAllocatorMalloc
+            let allocator: CFAllocator? = kCFAllocatorMalloc; _ = allocator
+        }
+        do {  // CFRange
+            var range = CFRange(); range = CFRange(location: 0, length: 1); _ = range.location + range.length
+        }
+        do {  // CFRangeMake
+            let _: (CFIndex, CFIndex) -> CFRange = CFRangeMake
+            _ = CFRangeMake(0, 1)
+        }
+        do {  // CFDataCreateWithBytesNoCopy
+            let _: (CFAllocator?, UnsafePointer<UInt8>?, CFIndex, CFAllocator?) -> CFData? = CFDataCreateWithBytesNoCopy
+            let bytes: [UInt8] = [1, 2]
+            bytes.withUnsafeBufferPointer { buffer in _ = CFDataCreateWithBytesNoCopy(kCFAllocatorDefault, buffer.baseAddress, 2, kCFAllocatorNull) }
+        }
+        do {  // CFDataCreateCopy
+            let _: (CFAllocator?, CFData?) -> CFData? = CFDataCreateCopy
+            _ = CFDataCreateCopy(nil, Data([1]) as CFData)
+        }
+        do {  // CFDataCreateMutable
+            let _: (CFAllocator?, CFIndex) -> CFMutableData? = CFDataCreateMutable
+            let data: CFMutableData = CFDataCreateMutable(nil, 0); _ = data
+        }
+        do {  // CFDataAppendBytes
+            let _: (CFMutableData?, UnsafePointer<UInt8>?, CFIndex) -> Void = CFDataAppendBytes
+            let data = CFDataCreateMutable(nil, 0)
+            CFDataAppendBytes(data, [UInt8](repeating: 1, count: 2), 2)
+        }
+        do {  // CFDataSetLength
+            let _: (CFMutableData?, CFIndex) -> Void = CFDataSetLength
+            CFDataSetLength(CFDataCreateMutable(nil, 0), 4)
+        }
+        do {  // CFDataGetMutableBytePtr
+            let _: (CFMutableData?) -> UnsafeMutablePointer<UInt8>? = CFDataGetMutableBytePtr
+            let data = CFDataCreateMutable(nil, 0)
+            CFDataSetLength(data, 1)
+            CFDataGetMutableBytePtr(data)?.pointee = 1
+        }
+        do {  // CFDataGetBytes
+            let _: (CFData?, CFRange, UnsafeMutablePointer<UInt8>?) -> Void = CFDataGetBytes
+            var out = [UInt8](repeating: 0, count: 1)
+            CFDataGetBytes(Data([9]) as CFData, CFRangeMake(0, 1), &out)
+        }
+        do {  // CFStringEncoding
+            let encoding: CFStringEncoding = CFStringBuiltInEncodings.UTF8.rawValue; _ = encoding
+        }
+        do {  // CFStringBuiltInEncodings
+            _ = [CFStringBuiltInEncodings.UTF8, .ASCII, .isoLatin1, .macRoman, .windowsLatin1, .UTF16, .UTF16LE, .UTF32].map(\.rawValue)
+        }
+        do {  // CFStringCreateWithCString
+            let _: (CFAllocator?, UnsafePointer<CChar>?, CFStringEncoding) -> CFString? = CFStringCreateWithCString
+            _ = CFStringCreateWithCString(kCFAllocatorDefault, "svc", CFStringBuiltInEncodings.UTF8.rawValue) as String
+        }
+        do {  // CFStringCreateWithBytes
+            let _: (CFAllocator?, UnsafePointer<UInt8>?, CFIndex, CFStringEncoding, Bool) -> CFString? = CFStringCreateWithBytes
+            _ = CFStringCreateWithBytes(nil, [UInt8]("svc".utf8), 3, CFStringBuiltInEncodings.UTF8.rawValue, false)
+        }
+        do {  // CFStringGetCString
+            let _: (CFString?, UnsafeMutablePointer<CChar>?, CFIndex, CFStringEncoding) -> Bool = CFStringGetCString
+            var buffer = [CChar](repeating: 0, count: 16)
+            _ = CFStringGetCString(kSecAttrAccount, &buffer, 16, CFStringBuiltInEncodings.UTF8.rawValue)
+        }
+        do {  // CFStringGetLength
+            let _: (CFString?) -> CFIndex = CFStringGetLength
+            _ = CFStringGetLength(kSecAttrAccount)
+        }
+        do {  // CFNumberType
+            _ = [CFNumberType.sInt32Type, .sInt64Type, .intType, .longType, .cfIndexType, .doubleType, .maxType].map(\.rawValue)
+        }
+        do {  // CFNumberCreate
+            let _: (CFAllocator?, CFNumberType, UnsafeRawPointer?) -> CFNumber? = CFNumberCreate
+            var port: Int32 = 443
+            _ = CFNumberCreate(kCFAllocatorDefault, .sInt32Type, &port)
+        }
+        do {  // CFNumberGetValue
+            let _: (CFNumber?, CFNumberType, UnsafeMutableRawPointer?) -> Bool = CFNumberGetValue
+            var value: Int32 = 0
+            _ = CFNumberGetValue(443 as NSNumber, .sInt32Type, &value)
+        }
+        do {  // CFSet
+            let set: CFSet = NSSet(array: [kSecClassKey]); _ = CFSetGetCount(set)
+        }
+        do {  // CFMutableSet
+            let set: CFMutableSet = NSMutableSet(); _ = set
+        }
+        do {  // CFSetGetTypeID
+            let _: () -> CFTypeID = CFSetGetTypeID
+            _ = CFGetTypeID(NSSet()) == CFSetGetTypeID()
+        }
+        do {  // CFSetGetCount
+            let _: (CFSet?) -> CFIndex = CFSetGetCount
+            _ = CFSetGetCount(NSSet())
+        }
+        do {  // CFSetContainsValue
+            let _: (CFSet?, UnsafeRawPointer?) -> Bool = CFSetContainsValue
+            _ = CFSetContainsValue(NSSet(array: [kSecClassKey]), Unmanaged.passUnretained(kSecClassKey).toOpaque())
+        }
+        do {  // CFDictionaryCreate
+            let _: (CFAllocator?, UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<UnsafeRawPointer?>?, CFIndex, UnsafePointer<CFDictionaryKeyCallBacks>?, UnsafePointer<CFDictionaryValueCallBacks>?) -> CFDictionary? = CFDictionaryCreate
+            var keys: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(kSecClass).toOpaque())]
+            var values: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(kSecClassGenericPassword).toOpaque())]
+            var keyCallBacks = kCFTypeDictionaryKeyCallBacks
+            var valueCallBacks = kCFTypeDictionaryValueCallBacks
+            _ = SecItemDelete(CFDictionaryCreate(kCFAllocatorDefault, &keys, &values, 1, &keyCallBacks, &valueCallBacks))
+        }
+        do {  // CFDictionaryAddValue
+            let _: (CFMutableDictionary?, UnsafeRawPointer?, UnsafeRawPointer?) -> Void = CFDictionaryAddValue
+            CFDictionaryAddValue(NSMutableDictionary(), Unmanaged.passUnretained(kSecClass).toOpaque(), Unmanaged.passUnretained(kSecClassKey).toOpaque())
+        }
+        do {  // CFDictionaryReplaceValue
+            let _: (CFMutableDictionary?, UnsafeRawPointer?, UnsafeRawPointer?) -> Void = CFDictionaryReplaceValue
+            CFDictionaryReplaceValue(NSMutableDictionary(), Unmanaged.passUnretained(kSecClass).toOpaque(), Unmanaged.passUnretained(kSecClassKey).toOpaque())
+        }
+        do {  // CFDictionaryRemoveValue
+            let _: (CFMutableDictionary?, UnsafeRawPointer?) -> Void = CFDictionaryRemoveValue
+            CFDictionaryRemoveValue(NSMutableDictionary(), Unmanaged.passUnretained(kSecClass).toOpaque())
         }
         do {  // CFErrorGetCode
             let _: (CFError?) -> CFIndex = CFErrorGetCode

@@ -213,6 +213,91 @@ struct SurfaceTests {
         #expect((SecCopyErrorMessageString(errSSLClosedGraceful, nil) as String?) == "connection closed gracefully")
     }
 
+    @Test("CF values made the C way (CFStringCreateWithCString, CFNumberCreate, CFDataCreateWithBytesNoCopy, CFDictionaryCreate) in a stored item, read back with CFStringGetCString, CFNumberGetValue and CFDataGetBytes",
+          arguments: PortStore.available)
+    func valuesTheCWay(store: PortStore) throws {
+        try store.run {
+            let utf8 = CFStringBuiltInEncodings.UTF8.rawValue
+            let server = try #require(CFStringCreateWithCString(kCFAllocatorDefault, "surface.example.com", utf8))
+            let account = try #require(CFStringCreateWithBytes(nil, [UInt8]("bøb".utf8), 4, utf8, false))
+            var port: Int32 = 8443
+            let portNumber = try #require(CFNumberCreate(kCFAllocatorDefault, .sInt32Type, &port))
+            // The secret's bytes handed over without a copy: owned by the data (freed with it) ...
+            let owned = try #require(malloc(3)?.assumingMemoryBound(to: UInt8.self))
+            owned.initialize(from: [7, 8, 9], count: 3)
+            let secret = try #require(CFDataCreateWithBytesNoCopy(nil, owned, 3, kCFAllocatorMalloc))
+            // ... or lent (kCFAllocatorNull: never freed by the data).
+            let lent: [UInt8] = [1, 2]
+            let lentData = try #require(lent.withUnsafeBufferPointer { CFDataCreateWithBytesNoCopy(nil, $0.baseAddress, 2, kCFAllocatorNull) })
+            #expect(lentData as Data == Data([1, 2]))
+
+            var keys: [UnsafeRawPointer?] = [kSecClass, kSecAttrServer, kSecAttrAccount, kSecAttrPort, kSecValueData]
+                .map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
+            let objects: [AnyObject] = [kSecClassInternetPassword, server, account, portNumber, secret]   // held below
+            var values: [UnsafeRawPointer?] = objects.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
+            var keyCallBacks = kCFTypeDictionaryKeyCallBacks
+            var valueCallBacks = kCFTypeDictionaryValueCallBacks
+            let add = try #require(CFDictionaryCreate(kCFAllocatorDefault, &keys, &values, 5, &keyCallBacks, &valueCallBacks))
+            #expect(CFDictionaryGetCount(add) == 5)
+            #expect(SecItemAdd(add, nil) == errSecSuccess)
+            withExtendedLifetime(objects) {}
+
+            let query: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "surface.example.com",
+                                        kSecReturnAttributes as String: true, kSecReturnData as String: true]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            let item = try #require(result as? [String: Any])
+            var gotPort: Int32 = 0
+            #expect(CFNumberGetValue(item[kSecAttrPort as String] as? NSNumber, .sInt32Type, &gotPort) && gotPort == 8443)
+            var narrow: Int8 = 0
+            #expect(!CFNumberGetValue(item[kSecAttrPort as String] as? NSNumber, .sInt8Type, &narrow), "8443 does not fit in 8 bits")
+            var buffer = [CChar](repeating: 0, count: 8)
+            #expect(CFStringGetCString((item[kSecAttrAccount as String] as? String).map { $0 as NSString }, &buffer, 8, utf8))
+            #expect(String(cString: buffer) == "bøb" && CFStringGetLength(account) == 3)
+            #expect(!CFStringGetCString(account, &buffer, 4, utf8), "4 UTF-8 bytes and a NUL need 5")
+            #expect(!CFStringGetCString(account, &buffer, 8, CFStringBuiltInEncodings.ASCII.rawValue), "ø is not ASCII")
+            #expect(CFStringCreateWithBytes(nil, [0xC3], 1, utf8, false) == nil, "a cut UTF-8 sequence is no string")
+            let stored = try #require(item[kSecValueData as String] as? Data) as CFData
+            var out = [UInt8](repeating: 0, count: 2)
+            CFDataGetBytes(stored, CFRangeMake(1, 2), &out)
+            #expect(out == [8, 9])
+            #expect(SecItemDelete([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "surface.example.com"] as CFDictionary) == errSecSuccess)
+        }
+    }
+
+    @Test("CFDataCreateMutable and its accessors; CFSet's identity; CFDictionaryAddValue, ReplaceValue and RemoveValue")
+    func mutableValues() throws {
+        let data: CFMutableData = CFDataCreateMutable(nil, 0)
+        CFDataAppendBytes(data, [1, 2, 3], 3)
+        CFDataSetLength(data, 4)
+        #expect(data as Data == Data([1, 2, 3, 0]))
+        CFDataGetMutableBytePtr(data)?[3] = 4
+        #expect(CFDataCreateCopy(nil, data) as Data? == Data([1, 2, 3, 4]))
+
+        let set = NSSet(array: [kSecClassKey, "x"])
+        #expect(CFGetTypeID(set) == CFSetGetTypeID() && CFSetGetTypeID() != CFArrayGetTypeID())
+        #expect(CFSetGetCount(set) == 2)
+        let x = NSString(string: "x")   // bound to a name: a temporary's pointer would dangle (PortingKeychainCode.md)
+        withExtendedLifetime(x) {
+            #expect(CFSetContainsValue(set, Unmanaged.passUnretained(x).toOpaque()), "compared by value")
+        }
+        #expect(!CFSetContainsValue(set, Unmanaged.passUnretained(kSecClassCertificate).toOpaque()))
+
+        let dict = NSMutableDictionary()
+        let labels = ["no", "first", "second", "third"].map { NSString(string: $0) }   // held while their pointers are used
+        func p(_ object: AnyObject) -> UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) }
+        CFDictionaryReplaceValue(dict, p(kSecAttrLabel), p(labels[0]))
+        #expect(dict.count == 0, "replace sets only a present key")
+        CFDictionaryAddValue(dict, p(kSecAttrLabel), p(labels[1]))
+        CFDictionaryAddValue(dict, p(kSecAttrLabel), p(labels[2]))
+        #expect(dict[kSecAttrLabel as String] as? String == "first", "add sets only an absent key")
+        CFDictionaryReplaceValue(dict, p(kSecAttrLabel), p(labels[3]))
+        #expect(dict[kSecAttrLabel as String] as? String == "third")
+        CFDictionaryRemoveValue(dict, p(kSecAttrLabel))
+        #expect(dict.count == 0)
+        withExtendedLifetime(labels) {}
+    }
+
     @Test("CFDictionaryCreateMutable and CFDictionarySetValue: a query built the C way, with NULL callbacks (Quill's KeychainClient)",
           arguments: PortStore.available)
     func mutableDictionaryTheCWay(store: PortStore) throws {
