@@ -362,6 +362,10 @@ enum SecItemDecoder {
                 if deferred == nil { deferred = refusal(key, entry.key) }
             case .unknown:
                 if key.hasPrefix("u_") { return }
+                if let noSuch = unknownAttribute(key) {
+                    if deferred == nil { deferred = noSuch }
+                    return
+                }
                 throw .param(key, "Unknown key \"\(key)\" in the query.")
             }
         }
@@ -414,10 +418,23 @@ enum SecItemDecoder {
                 if deferred == nil { deferred = refusal(key, entry.key) }
             case .unknown, .limit, .caseInsensitive, .persistentRef:
                 if key.hasPrefix("u_") { return }
+                if case .unknown = entry.key, let noSuch = unknownAttribute(key) {
+                    if deferred == nil { deferred = noSuch }
+                    return
+                }
                 throw .param(key, "Unknown key \"\(key)\" in the attributes to add.")
             }
         }
         return (item, returning)
+    }
+
+    /// A four-character key this module does not know, read as Apple's keychain reads it: every four-character
+    /// key is an attribute code (securityd's query applier sends it to the class's attributes), so an unknown
+    /// one is errSecNoSuchAttr ("attribute … not found in class"), its value not looked at. Longer keys that
+    /// are not Apple's (`"kSecUseDataProtectionKeychain"` written as a literal) are errSecParam there and here.
+    private static func unknownAttribute(_ key: String) -> SecureStoreError? {
+        guard key.utf8.count == 4 else { return nil }
+        return SecureStoreError(.noSuchAttribute, "\(key) is not an attribute of any item class here.", parameter: key)
     }
 
     /// attributesToUpdate: attributes, kSecAttrAccessControl (as its protection class) and/or value data.

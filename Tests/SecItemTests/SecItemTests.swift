@@ -59,6 +59,14 @@ struct SecItemTests {
                                    kSecValueData as String: "text"], errSecParam),
             ("number service", [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: 5.5], errSecParam),
             ("unknown key", [kSecClass as String: kSecClassGenericPassword, "bogus": 1], errSecParam),
+            // Apple's keychain reads every four-character key as an attribute code, and any other key by its first
+            // letter (c, m, r, u, v): "zzzz" is no attribute of the class, a constant's name written as a literal
+            // key (GTMAppAuth's "kSecUseDataProtectionKeychain") is an invalid key.
+            ("unknown four-character key", [kSecClass as String: kSecClassGenericPassword, "zzzz": 1], errSecNoSuchAttr),
+            ("a constant's name as a literal key", [kSecClass as String: kSecClassGenericPassword,
+                                                    "kSecUseDataProtectionKeychain": true], errSecParam),
+            ("a wrong type before an unknown attribute", [kSecClass as String: kSecClassGenericPassword, "zzzz": 1,
+                                                          kSecAttrService as String: 5.5], errSecParam),
             ("foreign attribute", [kSecClass as String: kSecClassGenericPassword, kSecAttrServer as String: "h"], errSecNoSuchAttr),
             ("match key in add", [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll], errSecParam),
         ]
@@ -69,6 +77,8 @@ struct SecItemTests {
         #expect(SecCopyErrorMessageString(errSecParam, nil)?.contains("m_Limit") == true, "the reason names the key")
         var r: CFTypeRef?
         #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: "m_LimitSome"] as CFDictionary, &r) == errSecParam)
+        #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, "zzzz": "x"] as CFDictionary, &r) == errSecNoSuchAttr)
+        #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword, "zzzz": "x"] as CFDictionary) == errSecNoSuchAttr)
         #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: true] as CFDictionary, nil) == errSecParam,
                 "a return key needs a result pointer")
         #expect(SecItemUpdate([kSecClass as String: kSecClassGenericPassword] as CFDictionary,
@@ -80,6 +90,25 @@ struct SecItemTests {
         var out: CFTypeRef?
         #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecReturnData as String: true] as CFDictionary, &out) == errSecSuccess)
         #expect(out as? Data == Data("x".utf8), "the good item is untouched")
+    }
+
+    @Test("a blob attribute keeps the type it was given: kSecAttrGeneric as text comes back as text, as data as data (Apple's copyBlob)",
+          arguments: Stores.all)
+    func blobAttributeKeepsItsType(store kind: Stores.Kind) throws {
+        try Stores.use(kind)
+        for (account, generic) in [("text", "g" as Any), ("data", Data([0, 0x67]) as Any)] {
+            #expect(SecItemAdd([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "blob",
+                                kSecAttrAccount as String: account, kSecAttrGeneric as String: generic] as CFDictionary, nil) == errSecSuccess)
+        }
+        var out: CFTypeRef?
+        #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "blob",
+                                     kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll] as CFDictionary,
+                                    &out) == errSecSuccess)
+        let byAccount = Dictionary(uniqueKeysWithValues: ((out as? [[String: Any]]) ?? []).compactMap { item in
+            (item[kSecAttrAccount as String] as? String).map { ($0, item[kSecAttrGeneric as String]) }
+        })
+        #expect(byAccount["text"] as? String == "g")
+        #expect(byAccount["data"] as? Data == Data([0, 0x67]))
     }
 
     @Test("NSMutableDictionary queries, as the seeds build them", arguments: Stores.all)
