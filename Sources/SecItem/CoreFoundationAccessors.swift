@@ -257,6 +257,46 @@ public func CFDictionarySetValue(_ theDict: CFMutableDictionary!, _ key: UnsafeR
     }
 }
 
+/// `CFDictionaryGetKeysAndValues`: the keys' and values' object pointers, each array `CFDictionaryGetCount`
+/// long (either may be NULL), valid while the dictionary lives; in the dictionary's own order, as Apple's.
+public func CFDictionaryGetKeysAndValues(_ theDict: CFDictionary!, _ keys: UnsafeMutablePointer<UnsafeRawPointer?>!,
+                                         _ values: UnsafeMutablePointer<UnsafeRawPointer?>!) {
+    guard let theDict else { return }
+    let allKeys = theDict.allKeys
+    for (i, key) in allKeys.enumerated() {
+        let k = retained(key, key: AnyHashable(KeyPosition(index: i)), in: theDict)
+        keys?[i] = UnsafeRawPointer(Unmanaged.passUnretained(k).toOpaque())
+        if let values, let value = theDict.object(forKey: k) {
+            let hashable: AnyHashable = (k as? NSObject).map { AnyHashable($0) } ?? AnyHashable(ObjectIdentifier(k))
+            values[i] = UnsafeRawPointer(Unmanaged.passUnretained(retained(value, key: hashable, in: theDict)).toOpaque())
+        }
+    }
+}
+
+/// The place of a key handed out by ``CFDictionaryGetKeysAndValues(_:_:_:)`` (kept apart from the values,
+/// which are held by their key).
+private struct KeyPosition: Hashable { let index: Int }
+
+/// `CFArrayCreate`: an array of `numValues` object pointers (the C way: `Unmanaged.passUnretained(x).toOpaque()`),
+/// held by the array whatever the callbacks (as ``CFDictionaryCreateMutable(_:_:_:_:)``); a NULL value is left out.
+public func CFArrayCreate(_ allocator: CFAllocator!, _ values: UnsafeMutablePointer<UnsafeRawPointer?>!, _ numValues: CFIndex,
+                          _ callBacks: UnsafePointer<CFArrayCallBacks>!) -> CFArray! {
+    guard let values, numValues > 0 else { return NSArray() }
+    return NSArray(array: (0..<numValues).compactMap { values[$0].map(keyObject) })
+}
+
+/// `CFArrayCreateMutable`: an empty mutable array (`capacity` is a hint here).
+public func CFArrayCreateMutable(_ allocator: CFAllocator!, _ capacity: CFIndex,
+                                 _ callBacks: UnsafePointer<CFArrayCallBacks>!) -> CFMutableArray! {
+    NSMutableArray()
+}
+
+/// `CFArrayAppendValue`: `value` is an object pointer; a NULL one changes nothing.
+public func CFArrayAppendValue(_ theArray: CFMutableArray!, _ value: UnsafeRawPointer!) {
+    guard let theArray, let value else { return }
+    theArray.add(keyObject(value))
+}
+
 /// `CFArrayGetCount`.
 public func CFArrayGetCount(_ theArray: CFArray!) -> CFIndex { theArray?.count ?? 0 }
 

@@ -74,6 +74,74 @@ public func CFDataGetBytes(_ theData: CFData!, _ range: CFRange, _ buffer: Unsaf
     theData.getBytes(buffer, range: NSRange(location: range.location, length: range.length))
 }
 
+// MARK: CFArray.h: callbacks
+
+/// `CFArrayRetainCallBack` and the other array callbacks: the dictionary callbacks' types (the same shapes as
+/// Apple's; Swift function types here, for the reason `CFDictionaryRetainCallBack` gives).
+public typealias CFArrayRetainCallBack = CFDictionaryRetainCallBack
+public typealias CFArrayReleaseCallBack = CFDictionaryReleaseCallBack
+public typealias CFArrayCopyDescriptionCallBack = CFDictionaryCopyDescriptionCallBack
+public typealias CFArrayEqualCallBack = CFDictionaryEqualCallBack
+
+/// `CFArrayCallBacks`. Whatever the callbacks, an array made here holds its values (see ``CFArrayCreate(_:_:_:_:)``).
+public struct CFArrayCallBacks: Sendable {
+    public var version: CFIndex
+    public var retain: CFArrayRetainCallBack!
+    public var release: CFArrayReleaseCallBack!
+    public var copyDescription: CFArrayCopyDescriptionCallBack!
+    public var equal: CFArrayEqualCallBack!
+
+    public init() { version = 0 }
+    public init(version: CFIndex, retain: CFArrayRetainCallBack!, release: CFArrayReleaseCallBack!,
+                copyDescription: CFArrayCopyDescriptionCallBack!, equal: CFArrayEqualCallBack!) {
+        self.version = version
+        self.retain = retain
+        self.release = release
+        self.copyDescription = copyDescription
+        self.equal = equal
+    }
+}
+
+/// `kCFTypeArrayCallBacks`: values retained and compared with `CFEqual`.
+public let kCFTypeArrayCallBacks = CFArrayCallBacks(
+    version: 0, retain: kCFTypeDictionaryValueCallBacks.retain, release: kCFTypeDictionaryValueCallBacks.release,
+    copyDescription: kCFTypeDictionaryValueCallBacks.copyDescription, equal: kCFTypeDictionaryValueCallBacks.equal)
+
+// MARK: CFDictionary.h: copies
+
+/// `CFDictionaryCreateCopy`.
+public func CFDictionaryCreateCopy(_ allocator: CFAllocator!, _ theDict: CFDictionary!) -> CFDictionary! {
+    theDict.flatMap { $0.copy() as? NSDictionary }
+}
+
+/// `CFDictionaryCreateMutableCopy`: a mutable copy (a base query extended for one call); `capacity` is a hint.
+public func CFDictionaryCreateMutableCopy(_ allocator: CFAllocator!, _ capacity: CFIndex,
+                                          _ theDict: CFDictionary!) -> CFMutableDictionary! {
+    theDict.flatMap { $0.mutableCopy() as? NSMutableDictionary } ?? NSMutableDictionary()
+}
+
+// MARK: CFDate.h
+
+/// `CFTimeInterval`.
+public typealias CFTimeInterval = Double
+/// `CFAbsoluteTime`: seconds since 1 January 2001, 00:00:00 UTC.
+public typealias CFAbsoluteTime = CFTimeInterval
+/// `kCFAbsoluteTimeIntervalSince1970`.
+public let kCFAbsoluteTimeIntervalSince1970: CFTimeInterval = 978_307_200
+/// `kCFAbsoluteTimeIntervalSince1904`.
+public let kCFAbsoluteTimeIntervalSince1904: CFTimeInterval = 3_061_152_000
+
+/// `CFAbsoluteTimeGetCurrent`.
+public func CFAbsoluteTimeGetCurrent() -> CFAbsoluteTime { Date().timeIntervalSinceReferenceDate }
+
+/// `CFDateCreate`.
+public func CFDateCreate(_ allocator: CFAllocator!, _ at: CFAbsoluteTime) -> CFDate! {
+    NSDate(timeIntervalSinceReferenceDate: at)
+}
+
+/// `CFDateGetAbsoluteTime`: for a date from an item's `kSecAttrCreationDate` or `kSecAttrModificationDate`.
+public func CFDateGetAbsoluteTime(_ theDate: CFDate!) -> CFAbsoluteTime { theDate?.timeIntervalSinceReferenceDate ?? 0 }
+
 // MARK: CFString.h
 
 /// `CFStringEncoding`.
@@ -139,6 +207,11 @@ public func CFStringGetCString(_ theString: CFString!, _ buffer: UnsafeMutablePo
     return true
 }
 
+/// `CFStringCreateCopy`.
+public func CFStringCreateCopy(_ alloc: CFAllocator!, _ theString: CFString!) -> CFString! {
+    theString.map { NSString(string: $0 as String) }
+}
+
 /// `CFStringGetLength`: the length in UTF-16 code units, as Apple's.
 public func CFStringGetLength(_ theString: CFString!) -> CFIndex { theString?.length ?? 0 }
 
@@ -201,6 +274,21 @@ public func CFNumberGetValue(_ number: CFNumber!, _ theType: CFNumberType, _ val
         if case .integer(let i) = kind { return Double(exactly: i) != nil }
         return true
     }
+}
+
+/// `CFNumberGetType`: how the number holds its value (a boolean or an integer as `sInt64Type`, a fraction as
+/// `float64Type`; Foundation on Linux keeps no narrower storage type that code could rely on).
+public func CFNumberGetType(_ number: CFNumber!) -> CFNumberType {
+    guard let number else { return .sInt64Type }
+    if case .fraction = NumberKind(number) { return .float64Type }
+    return .sInt64Type
+}
+
+/// `CFNumberIsFloatType`.
+public func CFNumberIsFloatType(_ number: CFNumber!) -> Bool {
+    guard let number else { return false }
+    if case .fraction = NumberKind(number) { return true }
+    return false
 }
 
 // MARK: CFSet.h

@@ -9,9 +9,9 @@ import Testing
 private func requireCFType<T: AnyObject & Hashable & CustomStringConvertible>(_ type: T.Type) {}
 
 enum AppleSurfaceUsage {
-    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (72).
+    /// Security-header declarations used below (666) and Core Foundation / Foundation pieces (94).
     static let securityDeclarations = 666
-    static let foundationPieces = 72
+    static let foundationPieces = 94
 
     static func security() {
         var q: [String: Any] = [:]
@@ -950,6 +950,92 @@ enum AppleSurfaceUsage {
         do {  // CFDictionaryRemoveValue
             let _: (CFMutableDictionary?, UnsafeRawPointer?) -> Void = CFDictionaryRemoveValue
             CFDictionaryRemoveValue(NSMutableDictionary(), Unmanaged.passUnretained(kSecClass).toOpaque())
+        }
+        do {  // CFDictionaryGetKeysAndValues
+            let _: (CFDictionary?, UnsafeMutablePointer<UnsafeRawPointer?>?, UnsafeMutablePointer<UnsafeRawPointer?>?) -> Void = CFDictionaryGetKeysAndValues
+            let dict = [kSecClass: kSecClassKey] as CFDictionary
+            var keys = [UnsafeRawPointer?](repeating: nil, count: 1)
+            var values = [UnsafeRawPointer?](repeating: nil, count: 1)
+            CFDictionaryGetKeysAndValues(dict, &keys, &values)
+        }
+        do {  // CFDictionaryCreateCopy
+            let _: (CFAllocator?, CFDictionary?) -> CFDictionary? = CFDictionaryCreateCopy
+            _ = CFDictionaryCreateCopy(nil, [kSecClass: kSecClassKey] as CFDictionary)
+        }
+        do {  // CFDictionaryCreateMutableCopy
+            let _: (CFAllocator?, CFIndex, CFDictionary?) -> CFMutableDictionary? = CFDictionaryCreateMutableCopy
+            let base = [kSecClass: kSecClassGenericPassword] as CFDictionary
+            let query: CFMutableDictionary = CFDictionaryCreateMutableCopy(kCFAllocatorDefault, 0, base)
+            _ = SecItemDelete(query)
+        }
+        do {  // CFArrayRetainCallBack
+            let retain: CFArrayRetainCallBack = { _, value in value }; _ = retain
+        }
+        do {  // CFArrayReleaseCallBack
+            let release: CFArrayReleaseCallBack = { _, _ in }; _ = release
+        }
+        do {  // CFArrayCopyDescriptionCallBack
+            let describe: CFArrayCopyDescriptionCallBack = { _ in nil }; _ = describe
+        }
+        do {  // CFArrayEqualCallBack
+            let equal: CFArrayEqualCallBack = { _, _ in true }; _ = equal
+        }
+        do {  // CFArrayCallBacks
+            var callbacks = CFArrayCallBacks(); callbacks.version = 0; _ = callbacks.retain
+        }
+        do {  // kCFTypeArrayCallBacks
+            var callbacks = kCFTypeArrayCallBacks
+            _ = CFArrayCreateMutable(nil, 0, &callbacks)
+        }
+        do {  // CFArrayCreate
+            let _: (CFAllocator?, UnsafeMutablePointer<UnsafeRawPointer?>?, CFIndex, UnsafePointer<CFArrayCallBacks>?) -> CFArray? = CFArrayCreate
+            var values: [UnsafeRawPointer?] = [UnsafeRawPointer(Unmanaged.passUnretained(kSecClassKey).toOpaque())]
+            var callbacks = kCFTypeArrayCallBacks
+            _ = CFArrayGetCount(CFArrayCreate(kCFAllocatorDefault, &values, 1, &callbacks))
+        }
+        do {  // CFArrayCreateMutable
+            let _: (CFAllocator?, CFIndex, UnsafePointer<CFArrayCallBacks>?) -> CFMutableArray? = CFArrayCreateMutable
+            let array: CFMutableArray = CFArrayCreateMutable(nil, 0, nil); _ = array
+        }
+        do {  // CFArrayAppendValue
+            let _: (CFMutableArray?, UnsafeRawPointer?) -> Void = CFArrayAppendValue
+            CFArrayAppendValue(CFArrayCreateMutable(nil, 0, nil), Unmanaged.passUnretained(kSecClassKey).toOpaque())
+        }
+        do {  // CFTimeInterval
+            let interval: CFTimeInterval = 1.5; _ = interval
+        }
+        do {  // CFAbsoluteTime
+            let now: CFAbsoluteTime = CFAbsoluteTimeGetCurrent(); _ = now
+        }
+        do {  // kCFAbsoluteTimeIntervalSince1970
+            _ = CFAbsoluteTimeGetCurrent() + kCFAbsoluteTimeIntervalSince1970
+        }
+        do {  // kCFAbsoluteTimeIntervalSince1904
+            _ = kCFAbsoluteTimeIntervalSince1904
+        }
+        do {  // CFAbsoluteTimeGetCurrent
+            let _: () -> CFAbsoluteTime = CFAbsoluteTimeGetCurrent
+            _ = CFAbsoluteTimeGetCurrent()
+        }
+        do {  // CFDateCreate
+            let _: (CFAllocator?, CFAbsoluteTime) -> CFDate? = CFDateCreate
+            _ = CFDateCreate(kCFAllocatorDefault, CFAbsoluteTimeGetCurrent())
+        }
+        do {  // CFDateGetAbsoluteTime
+            let _: (CFDate?) -> CFAbsoluteTime = CFDateGetAbsoluteTime
+            _ = CFDateGetAbsoluteTime(Date() as NSDate)
+        }
+        do {  // CFStringCreateCopy
+            let _: (CFAllocator?, CFString?) -> CFString? = CFStringCreateCopy
+            _ = CFStringCreateCopy(nil, kSecAttrService)
+        }
+        do {  // CFNumberGetType
+            let _: (CFNumber?) -> CFNumberType = CFNumberGetType
+            _ = CFNumberGetType(443 as NSNumber) == .sInt64Type
+        }
+        do {  // CFNumberIsFloatType
+            let _: (CFNumber?) -> Bool = CFNumberIsFloatType
+            _ = CFNumberIsFloatType(1.5 as NSNumber)
         }
         do {  // CFErrorGetCode
             let _: (CFError?) -> CFIndex = CFErrorGetCode

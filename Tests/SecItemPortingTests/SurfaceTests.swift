@@ -265,6 +265,55 @@ struct SurfaceTests {
         }
     }
 
+    @Test("a base query copied and extended (CFDictionaryCreateMutableCopy), its keys and values read the C way, dates as CFAbsoluteTime, arrays made the C way",
+          arguments: PortStore.available)
+    func copiesDatesAndArrays(store: PortStore) throws {
+        try store.run {
+            let base = [kSecClass: kSecClassGenericPassword, kSecAttrService: "surface.copy"] as CFDictionary
+            let add: CFMutableDictionary = CFDictionaryCreateMutableCopy(kCFAllocatorDefault, 0, base)
+            let account = CFStringCreateCopy(nil, NSString(string: "acct")) as AnyObject
+            let secret = Data("v".utf8) as NSData
+            withExtendedLifetime((account, secret)) {
+                CFDictionarySetValue(add, Unmanaged.passUnretained(kSecAttrAccount).toOpaque(), Unmanaged.passUnretained(account).toOpaque())
+                CFDictionarySetValue(add, Unmanaged.passUnretained(kSecValueData).toOpaque(), Unmanaged.passUnretained(secret).toOpaque())
+            }
+            #expect(CFDictionaryGetCount(base) == 2, "the copy is the one extended")
+            let before = CFAbsoluteTimeGetCurrent()
+            #expect(SecItemAdd(add, nil) == errSecSuccess)
+
+            let read: CFMutableDictionary = CFDictionaryCreateMutableCopy(nil, 0, base)
+            read[kSecReturnAttributes as String] = true
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(read, &result) == errSecSuccess)
+            let attributes = try #require(result as? NSDictionary)
+            let count = CFDictionaryGetCount(attributes)
+            var keys = [UnsafeRawPointer?](repeating: nil, count: count)
+            var values = [UnsafeRawPointer?](repeating: nil, count: count)
+            CFDictionaryGetKeysAndValues(attributes, &keys, &values)
+            var byKey: [String: AnyObject] = [:]
+            for (k, v) in zip(keys, values) {
+                let key = try #require(k.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() } as? NSString)
+                byKey[key as String] = try #require(v.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() })
+            }
+            #expect(byKey.count == count && byKey[kSecAttrAccount as String] as? String == "acct")
+            let created = try #require(byKey[kSecAttrCreationDate as String] as? NSDate)
+            let seconds = CFDateGetAbsoluteTime(created)
+            #expect(seconds >= before - 2 && seconds <= CFAbsoluteTimeGetCurrent() + 2, "a creation date in CFAbsoluteTime")
+            #expect(abs(created.timeIntervalSince1970 - (seconds + kCFAbsoluteTimeIntervalSince1970)) < 0.001)
+            #expect(CFDateGetAbsoluteTime(CFDateCreate(nil, 12.5)) == 12.5)
+
+            var items: [UnsafeRawPointer?] = [kSecClassGenericPassword, kSecClassKey].map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) }
+            var callbacks = kCFTypeArrayCallBacks
+            let array = try #require(CFArrayCreate(nil, &items, 2, &callbacks))
+            let mutable: CFMutableArray = CFArrayCreateMutable(nil, 0, &callbacks)
+            CFArrayAppendValue(mutable, Unmanaged.passUnretained(kSecClassCertificate).toOpaque())
+            #expect(CFArrayGetCount(array) == 2 && CFArrayGetCount(mutable) == 1 && CFEqual(mutable[0] as AnyObject, kSecClassCertificate))
+            #expect(CFNumberGetType(443 as NSNumber) == .sInt64Type && !CFNumberIsFloatType(443 as NSNumber))
+            #expect(CFNumberGetType(0.5 as NSNumber) == .float64Type && CFNumberIsFloatType(0.5 as NSNumber))
+            #expect(SecItemDelete(base) == errSecSuccess)
+        }
+    }
+
     @Test("CFDataCreateMutable and its accessors; CFSet's identity; CFDictionaryAddValue, ReplaceValue and RemoveValue")
     func mutableValues() throws {
         let data: CFMutableData = CFDataCreateMutable(nil, 0)
