@@ -83,29 +83,13 @@ public typealias CFArrayReleaseCallBack = CFDictionaryReleaseCallBack
 public typealias CFArrayCopyDescriptionCallBack = CFDictionaryCopyDescriptionCallBack
 public typealias CFArrayEqualCallBack = CFDictionaryEqualCallBack
 
-/// `CFArrayCallBacks`. Whatever the callbacks, an array made here holds its values (see ``CFArrayCreate(_:_:_:_:)``).
-public struct CFArrayCallBacks: Sendable {
-    public var version: CFIndex
-    public var retain: CFArrayRetainCallBack!
-    public var release: CFArrayReleaseCallBack!
-    public var copyDescription: CFArrayCopyDescriptionCallBack!
-    public var equal: CFArrayEqualCallBack!
-
-    public init() { version = 0 }
-    public init(version: CFIndex, retain: CFArrayRetainCallBack!, release: CFArrayReleaseCallBack!,
-                copyDescription: CFArrayCopyDescriptionCallBack!, equal: CFArrayEqualCallBack!) {
-        self.version = version
-        self.retain = retain
-        self.release = release
-        self.copyDescription = copyDescription
-        self.equal = equal
-    }
-}
+/// `CFArrayCallBacks`: the same fields as ``CFDictionaryValueCallBacks`` (version, retain, release,
+/// copyDescription, equal), so the same type. Whatever the callbacks, an array made here holds its values (see
+/// ``CFArrayCreate(_:_:_:_:)``).
+public typealias CFArrayCallBacks = CFDictionaryValueCallBacks
 
 /// `kCFTypeArrayCallBacks`: values retained and compared with `CFEqual`.
-public let kCFTypeArrayCallBacks = CFArrayCallBacks(
-    version: 0, retain: kCFTypeDictionaryValueCallBacks.retain, release: kCFTypeDictionaryValueCallBacks.release,
-    copyDescription: kCFTypeDictionaryValueCallBacks.copyDescription, equal: kCFTypeDictionaryValueCallBacks.equal)
+public let kCFTypeArrayCallBacks: CFArrayCallBacks = kCFTypeDictionaryValueCallBacks
 
 // MARK: CFDictionary.h: copies
 
