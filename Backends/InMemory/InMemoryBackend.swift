@@ -1,4 +1,5 @@
 public import SecureStoreCore
+import Synchronization
 
 /// A store that lives in this process's memory: for tests and ephemeral processes.
 public typealias InMemoryStore = Keychain<InMemoryBackend>
@@ -16,8 +17,21 @@ extension Keychain where Backend == InMemoryBackend {
 /// A failed writing transaction is undone from a log of its steps.
 public final class InMemoryBackend: StorageBackend {
     private let state = Locked(State())
+    /// References: this object's random prefix, then a serial number (``newPersistentRef()``).
+    private let referencePrefix: UInt64
+    private let lastSerial = Atomic<UInt64>(0)
 
-    public init() {}
+    public init() {
+        var generator = SystemRandomNumberGenerator()
+        referencePrefix = generator.next()
+    }
+
+    /// Numbered, not drawn: the records live in this object alone, so a reference needs to be unique only
+    /// among this object's (its random prefix keeps another store's references from naming its items). A
+    /// random reference was one `getentropy` system call per add, 0.36 µs of a 1.9 µs add.
+    public func newPersistentRef() -> PersistentRef {
+        PersistentRef(prefix: referencePrefix, serial: lastSerial.add(1, ordering: .relaxed).newValue)
+    }
 
     public var backendDescription: String { "memory" }
 

@@ -30,7 +30,7 @@ extension Keychain {
         entries.append(ItemRecord.Entry(.creationDate, .date(now)))
         entries.append(ItemRecord.Entry(.modificationDate, .date(now)))
         ItemRecord.sortByCode(&entries)   // in place: the array is this function's own
-        return ItemRecord(persistentRef: .random(), itemClass: item.itemClass, ordered: entries, data: item.data)
+        return ItemRecord(persistentRef: backend.newPersistentRef(), itemClass: item.itemClass, ordered: entries, data: item.data)
     }
 
     func normalizeChanges(_ changes: ItemChanges, itemClass: ItemClass?) throws(SecureStoreError)

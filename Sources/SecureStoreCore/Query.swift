@@ -111,6 +111,13 @@ public struct PersistentRef: Hashable, Sendable, CustomStringConvertible {
         return PersistentRef(words: words)
     }
 
+    /// A reference numbered within one store object: `serial` after that object's `prefix` (drawn at random
+    /// once, when the object is made), so two store objects never share a reference and none of its adds
+    /// makes a system call (an in-memory store's; ``StorageBackend/newPersistentRef()``).
+    package init(prefix: UInt64, serial: UInt64) {
+        self.init(words: (prefix, serial.bigEndian))
+    }
+
     public var description: String { data.map { String(format: "%02x", $0) }.joined() }
 }
 

@@ -464,6 +464,13 @@ public protocol StorageBackend: Sendable {
     /// a backend that answers a reference or a single unique key with one probe may do so without building an
     /// array (the answer must be the same record). `accepts` is pure and may run under the backend's lock.
     func firstRecord(_ filter: RecordFilter, accepting accepts: (ItemRecord) -> Bool) throws(SecureStoreError) -> ItemRecord?
+
+    /// The persistent reference of a record the core is about to add: unique among every reference this
+    /// storage holds or will hold, whoever adds to it. The default is ``PersistentRef/random()`` (16 bytes
+    /// from the system's random source, drawn at the call), which stays unique across the processes and
+    /// machines that share a file or a database. A backend whose records live in this object alone
+    /// (``StorageGuarantees/acrossProcesses`` `.notShared`) may number them instead.
+    func newPersistentRef() -> PersistentRef
 }
 
 extension StorageBackend {
@@ -472,6 +479,9 @@ extension StorageBackend {
 
     /// A backend that does not say runs one transaction at a time.
     public var concurrency: Int { 1 }
+
+    /// A backend that does not say draws each reference from the system's random source.
+    public func newPersistentRef() -> PersistentRef { .random() }
 }
 
 extension StorageBackend {

@@ -32,6 +32,23 @@ struct SQLiteStoreTests {
         #expect(item?.attributes?[.isInvisible] == .bool(true))
     }
 
+    @Test("references are drawn: a file other processes share gets no numbered reference")
+    func referencesAreDrawn() throws {
+        // SQLite keeps StorageBackend's default (PersistentRef.random(), fork-safe: PersistentRefForkTests); the
+        // in-memory store's numbering (a prefix per object, then a serial) would repeat across a fork.
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        var halves = Set<Data>()
+        for i in 0..<100 {
+            let item = try store.add(NewItem(.genericPassword, generic("svc", "a\(i)"), data: Data([1])), returning: .persistentRef)
+            let ref = try #require(item.persistentRef).data
+            #expect(ref.count == 16)
+            #expect(halves.insert(ref.prefix(8)).inserted, "two references share their first 8 bytes")
+            #expect(halves.insert(ref.suffix(8)).inserted, "two references share their last 8 bytes")
+        }
+    }
+
     @Test("the codec keeps every value case and dates to the bit")
     func codec() throws {
         let date = Date(timeIntervalSinceReferenceDate: 0.1 + 0.2)
