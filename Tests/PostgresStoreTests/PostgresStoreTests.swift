@@ -166,6 +166,40 @@ struct PostgresStoreTests {
                 == Data("5".utf8))
     }
 
+    @Test("round trips per call: an add and a lookup one each, a delete two, an update three (the writer's BEGIN, lock and epoch read travel with its first statement)")
+    func roundTripsPerCall() throws {
+        let ns = Server.freshNamespace("trips"), key = randomKey()
+        let store = try Server.store(namespace: ns, key: key)
+        func trips(_ body: () throws -> Void) rethrows -> Int {
+            let before = store.backend.roundTripsForTesting
+            try body()
+            return store.backend.roundTripsForTesting - before
+        }
+        let q = { (a: String) in ItemQuery(.genericPassword, generic("t", a)) }
+        // Twice each first, so every statement is prepared on the connection a caller one at a time reuses.
+        for round in 0..<3 {
+            let add = try trips { try store.add(NewItem(.genericPassword, generic("t", "a\(round)"), data: Data([1])), returning: []) }
+            let lookup = try trips { _ = try store.item(matching: ItemQuery(.genericPassword, generic("t", "a\(round)"), returning: .data)) }
+            let update = try trips { _ = try store.update(q("a\(round)"), with: ItemChanges(data: Data([2]))) }
+            let taken = trips {
+                #expect(throws: SecureStoreError.self) {
+                    try store.add(NewItem(.genericPassword, generic("t", "a\(round)"), data: Data([3])), returning: [])
+                }
+            }
+            let delete = try trips { _ = try store.delete(q("a\(round)")) }
+            guard round == 2 else { continue }
+            #expect(add == 1)
+            #expect(lookup == 1)
+            // The opening with the find; the UPDATE, whose row count is checked before anything commits; COMMIT.
+            #expect(update == 3)
+            // The opening with the find; the DELETE with COMMIT.
+            #expect(delete == 2)
+            // The add's one round trip finds the key taken, then a transaction reads the row (and rolls back).
+            #expect(taken == 3)
+        }
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "t"], limit: .all)).isEmpty)
+    }
+
     @Test("a connection the server drops between calls is replaced by the next call, transparently")
     func droppedConnection() throws {
         let app = "ss-drop-\(UInt64.random(in: 0...UInt64.max))"

@@ -161,6 +161,10 @@ public final class PostgresBackend: StorageBackend {
     public static let guarantees = StorageGuarantees(atomicWrites: true, acrossProcesses: .full, acrossMachines: .full,
                                                      durableOnReturn: true, insertionOrder: .storageSequence)
 
+    /// Round trips made by this object's connections, counted when every call has given its connection back
+    /// (tests count a call's round trips with it).
+    package var roundTripsForTesting: Int { pool.idleRoundTrips }
+
     // MARK: Transactions
 
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
@@ -222,6 +226,9 @@ public final class PostgresBackend: StorageBackend {
     {
         var attempt = 0
         var speculate = true
+        /// A writer's opening in a round trip of its own (after the epoch changed under a call that sent it
+        /// with its first statement).
+        var openingApart = false
         while true {
             attempt += 1
             // A connection that broke since the last call (server restarted, failover) is replaced at once;
@@ -261,13 +268,18 @@ public final class PostgresBackend: StorageBackend {
                     throw error
                 }
             }
-            // A writer begins, takes its namespace's lock and reads the key epoch in one round trip (in READ
-            // COMMITTED each statement sees what was committed before it started: after the lock).
+            // A writer begins, takes its namespace's lock and reads the key epoch (in READ COMMITTED each
+            // statement sees what was committed before it started: after the lock), in front of its first
+            // statement: an update or a delete is two round trips (that one, then its writes with COMMIT).
+            // After the epoch changed under such a call, those three in a round trip of their own, as here.
             var stored: [UInt8]? = nil
-            let executor = PostgresExecutor(connection: connection,
-                                            holding: writing ? [] : ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"])
+            let together = writing && !openingApart
+            let executor = together
+                ? PostgresExecutor(connection: connection, opening: .init(lock: lockStatement, selectCheck: layout.selectCheck,
+                                                                          namespaceID: namespaceID, epoch: current.check))
+                : PostgresExecutor(connection: connection, holding: writing ? [] : ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"])
             do throws(SecureStoreError) {
-                if writing {
+                if writing, !together {
                     // Three prepared statements in one pipeline (one round trip).
                     let answers = try connection.pipeline([
                         PostgresConnection.Step(sql: "BEGIN", params: []),
@@ -287,7 +299,7 @@ public final class PostgresBackend: StorageBackend {
                 throw error
             }
             do throws(SecureStoreError) {
-                if writing, let stored, stored != current.check {
+                if writing, !together, let stored, stored != current.check {
                     // A rekey through this same store object committed while this call waited for the lock.
                     let latest = keys.withLock { $0 }
                     if latest.check == stored {
@@ -296,12 +308,27 @@ public final class PostgresBackend: StorageBackend {
                         current = Keys(sealer: pending.sealer, check: pending.check)
                     }
                 }
-                if writing { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
+                if writing, !together { try RecordSealer.requireSameEpoch(stored: stored, opened: current.check) }
                 let result = try body(executor, current)
                 try executor.commit()   // with the writes it held, in one round trip
                 return result
             } catch {
                 if error.code != .outcomeUnknown { rollback(connection, &keep) } else { keep = false }
+                if together, executor.epochChanged != nil {
+                    // Rolled back before anything was committed or decoded: again, with the opening apart,
+                    // which takes a rekey of this object into account or answers authFailed.
+                    openingApart = true
+                    attempt -= 1
+                    continue
+                }
+                if together, executor.failedOnFirstTrip {
+                    // As for an opening of its own: a reused connection found broken is replaced once (nothing
+                    // was committed), and a wait at the lock is a wait for another writer.
+                    let lockWait = connection.lastFailedStep == PostgresExecutor.Opening.lockStep
+                        && ["55P03", "57014"].contains(connection.lastSQLState ?? "")
+                    if error.code == .notAvailable, reused, attempt == 1 { continue }
+                    if lockWait { throw lockHeld(keep ? connection : nil) }
+                }
                 // A reader whose first round trip (its BEGIN and first statement) found the reused connection
                 // broken is run again once on a new one: a read-only transaction changed nothing.
                 if !writing, executor.failedOnFirstTrip, error.code == .notAvailable, reused, attempt == 1 { continue }
@@ -577,12 +604,39 @@ struct PostgresExecutor: SealedTableExecutor {
         case needsTransaction
     }
 
+    /// A writer's transaction opening (BEGIN, the namespace's lock, the key-epoch read), sent in front of the
+    /// call's first statement instead of in a round trip of its own: the epoch read's answer is checked
+    /// before any row of that trip reaches the caller, and before any COMMIT is sent (a call whose first
+    /// statement is its commit sends the opening alone first). A different epoch ends the call with
+    /// ``epochChanged`` set: nothing was committed, and the backend runs it again with the opening apart.
+    struct Opening {
+        let lock: String
+        let selectCheck: String
+        let namespaceID: Int64
+        /// The key epoch this call's records are sealed for.
+        let epoch: [UInt8]
+
+        var steps: [PostgresConnection.Step] {
+            [PostgresConnection.Step(sql: "BEGIN", params: []),
+             PostgresConnection.Step(sql: lock, params: []),
+             PostgresConnection.Step(sql: selectCheck, params: [.integer(namespaceID)])]
+        }
+        /// The lock's step in ``steps`` (a wait there is a wait for another writer).
+        static let lockStep = 1
+        /// The epoch read's step in ``steps``.
+        static let checkStep = 2
+    }
+
     /// The statements not sent yet, and whether the first round trip failed.
     private final class Held {
         var steps: [PostgresConnection.Step] = []
         var trips = 0
         var failedOnFirstTrip = false
         var stage = Stage.start
+        /// The opening, until it is sent.
+        var opening: Opening?
+        /// The key epoch the opening read, when it differs from the call's (nil: it did not, or was not read).
+        var epochChanged: [UInt8]??
     }
 
     /// - Parameter holding: statements without parameters to send in front of the first one (a BEGIN).
@@ -592,6 +646,17 @@ struct PostgresExecutor: SealedTableExecutor {
         held.steps = holding.map { PostgresConnection.Step(sql: $0, params: []) }
         speculation = nil
     }
+
+    /// A writer's executor whose transaction opening travels with its first statement (``Opening``).
+    init(connection: PostgresConnection, opening: Opening) {
+        self.connection = connection
+        held = Held()
+        held.opening = opening
+        speculation = nil
+    }
+
+    /// The key epoch the opening found, when it was not the call's own (`.some(nil)`: no key check row).
+    var epochChanged: [UInt8]?? { held.epochChanged }
 
     /// An executor that runs the call in one round trip, or asks for a transaction.
     init(connection: PostgresConnection, speculation: Speculation) {
@@ -687,15 +752,41 @@ struct PostgresExecutor: SealedTableExecutor {
                 throw transactionNeeded()
             }
         }
+        if let opening = held.opening {
+            // Nothing was sent yet: nothing to commit, or writes only, which wait for the epoch's answer.
+            guard !held.steps.isEmpty else { return }
+            held.opening = nil
+            let answers = try trip { () throws(SecureStoreError) in try connection.pipeline(opening.steps, commit: false) }
+            try checkEpoch(answers, at: Opening.checkStep, opening)
+        }
         if held.steps.isEmpty { return try connection.commit() }
         let steps = held.steps
         held.steps = []
         _ = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: true) }
     }
 
+    /// Ends the call when the opening's epoch read is not the call's epoch (its rows are never decoded).
+    private func checkEpoch(_ answers: [PGRows], at index: Int, _ opening: Opening) throws(SecureStoreError) {
+        var stored: [UInt8]? = nil
+        if index < answers.count, case .blob(let v)? = answers[index].rows.first?.first { stored = v }
+        guard stored != opening.epoch else { return }
+        held.epochChanged = .some(stored)
+        throw SecureStoreError(.authFailed, "The namespace's key epoch changed; the call is run again.")
+    }
+
     /// Runs one statement now, after the held statements (one round trip).
     private func send(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> PGRows {
         let params = parameters.map(Self.parameter)
+        if let opening = held.opening {
+            // The opening, any held writes and this statement in one round trip; the transaction stays open,
+            // so a changed epoch is rolled back with whatever ran after it.
+            held.opening = nil
+            let steps = opening.steps + held.steps + [PostgresConnection.Step(sql: sql, params: params)]
+            held.steps = []
+            let answers = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }
+            try checkEpoch(answers, at: Opening.checkStep, opening)
+            return answers.last ?? PGRows(rows: [], affected: 0)
+        }
         if held.steps.isEmpty { return try trip { () throws(SecureStoreError) in try connection.query(sql, params) } }
         let steps = held.steps + [PostgresConnection.Step(sql: sql, params: params)]
         held.steps = []

@@ -48,6 +48,8 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     private var recent: [(sql: String, length: Int, name: String)] = []
     /// How many statements were prepared on this connection (each gets a new name, `ss1`, `ss2`, …).
     private var statementCount = 0
+    /// Round trips to the server on this connection (each a send and the wait for its answer).
+    private(set) var roundTrips = 0
     private let options: Options
     /// Set when a deadline passed without an answer, or the connection broke: it is not used again.
     private var abandoned = false
@@ -446,6 +448,7 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         throws(SecureStoreError) -> OpaquePointer?
     {
         let collect = collect ?? { self.collect($0) }
+        roundTrips += 1
         guard !abandoned else {
             throw SecureStoreError(.notAvailable, "The connection to PostgreSQL at \(endpoint) was abandoned. The next call reconnects.")
         }

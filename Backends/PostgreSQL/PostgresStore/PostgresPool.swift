@@ -67,6 +67,13 @@ final class Pool: @unchecked Sendable {   // every field is used under `conditio
         condition.unlock()
     }
 
+    /// Round trips made so far by the idle connections (tests: with every connection back, a call's count).
+    var idleRoundTrips: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return idle.reduce(0) { $0 + $1.roundTrips }
+    }
+
     /// Records that host `index` accepted a writable session; true when that is news.
     func noteWriter(_ index: Int) -> Bool {
         condition.lock()
