@@ -28,6 +28,8 @@ enum ConcurrencyBench {
     struct Row {
         let callers: Int
         var asyncLookups = 0.0, threadLookups = 0.0, asyncAdds = 0.0, threadAdds = 0.0
+        /// Tasks that prefer the store's executor (its thread pool).
+        var ownLookups = 0.0, ownAdds = 0.0
     }
 
     static let callerCounts = [1, 4, 16]
@@ -74,9 +76,11 @@ enum ConcurrencyBench {
                                       "PostgreSQL, 1 ms proxy each way (pool of 4)": "postgres-1ms"]
         if let only { subjects = subjects.filter { only.contains(keys[$0.name] ?? $0.name) } }
 
-        var summary = ["| store | one after another (async) | 16 async tasks | 16 threads, sync API |", "|---|---|---|---|"]
-        var full = ["| store | callers | lookups/s async | lookups/s threads | async/threads | adds/s async | adds/s threads | async/threads |",
-                    "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        var summary = ["| store | one after another (async) | 16 async tasks | 16 async tasks on the store's executor | 16 threads, sync API |",
+                       "|---|---|---|---|---|"]
+        var full = ["| store | callers | lookups/s async | lookups/s threads | async/threads | adds/s async | adds/s threads | async/threads "
+                    + "| lookups/s async, store's executor | ÷ threads | adds/s async, store's executor | ÷ threads |",
+                    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         var notMeasured: [String] = []
         for subject in subjects {
             FileHandle.standardError.write(Data("concurrency: \(subject.name)…\n".utf8))
@@ -90,13 +94,16 @@ enum ConcurrencyBench {
                 for row in rows {
                     full.append("| \(subject.name) | \(row.callers) | \(Int(row.asyncLookups)) | \(Int(row.threadLookups)) | "
                         + String(format: "%.2f", row.asyncLookups / row.threadLookups) + " | \(Int(row.asyncAdds)) | "
-                        + "\(Int(row.threadAdds)) | " + String(format: "%.2f", row.asyncAdds / row.threadAdds) + " |")
+                        + "\(Int(row.threadAdds)) | " + String(format: "%.2f", row.asyncAdds / row.threadAdds) + " | "
+                        + "\(Int(row.ownLookups)) | " + String(format: "%.2f", row.ownLookups / row.threadLookups) + " | "
+                        + "\(Int(row.ownAdds)) | " + String(format: "%.2f", row.ownAdds / row.threadAdds) + " |")
                 }
                 // The table: 2,000 lookups (of 100 items) at each measured rate.
                 func seconds(_ rate: Double) -> String { String(format: "%.3f s", 2_000 / rate) }
                 if let one = rows.first(where: { $0.callers == 1 }), let sixteen = rows.first(where: { $0.callers == 16 }) {
                     summary.append("| \(subject.name) | \(seconds(one.asyncLookups)) | \(seconds(sixteen.asyncLookups)) "
                         + String(format: "(%.1f×)", sixteen.asyncLookups / one.asyncLookups)
+                        + " | \(seconds(sixteen.ownLookups)) " + String(format: "(%.1f×)", sixteen.ownLookups / one.asyncLookups)
                         + " | \(seconds(sixteen.threadLookups)) "
                         + String(format: "(%.1f×)", sixteen.threadLookups / one.asyncLookups) + " |")
                 }
@@ -108,7 +115,7 @@ enum ConcurrencyBench {
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
             .joined(separator: " ") ?? "?"
         return "2,000 lookups of 100 items by `item(matching:)`, one store object (load average before: \(load)):\n\n"
-            + summary.joined(separator: "\n") + "\n\nThroughput by callers (best of \(repeats); goal: async/threads ≥ 0.8 at 16 callers):\n\n"
+            + summary.joined(separator: "\n") + "\n\nThroughput by callers (best of \(repeats); goal: async/threads ≥ 0.8 at 16 callers; on the store's executor: the tasks prefer the store's thread pool, Task(executorPreference: store.threadPool)):\n\n"
             + full.joined(separator: "\n") + "\n" + (notMeasured.isEmpty ? "" : "\n" + notMeasured.joined(separator: "\n") + "\n")
     }
 
@@ -139,6 +146,12 @@ enum ConcurrencyBench {
                 })
                 row.threadAdds = max(row.threadAdds, try threads(callers, subject.adds) { c, i in
                     try store.add(newItem("t\(a)-\(c)-\(i)"), returning: [])
+                })
+                row.ownLookups = max(row.ownLookups, try tasks(callers, subject.lookups, preferring: store.threadPool) { _, i in
+                    try await lookupAsync(store, i)
+                })
+                row.ownAdds = max(row.ownAdds, try tasks(callers, subject.adds, preferring: store.threadPool) { c, i in
+                    try await store.add(newItem("e\(a)-\(c)-\(i)"), returning: [], timeout: nil)
                 })
             }
             return row
@@ -185,8 +198,10 @@ enum ConcurrencyBench {
         return Double(each * callers) / seconds
     }
 
-    /// `total` operations split over `callers` tasks calling the async API; operations per second.
-    static func tasks(_ callers: Int, _ total: Int, _ op: @escaping @Sendable (Int, Int) async throws -> Void) throws -> Double {
+    /// `total` operations split over `callers` tasks calling the async API; operations per second. With
+    /// `executor`, the tasks prefer it (the store's own threads: `StoreThreadPool` is a `TaskExecutor`).
+    static func tasks(_ callers: Int, _ total: Int, preferring executor: (any TaskExecutor)? = nil,
+                      _ op: @escaping @Sendable (Int, Int) async throws -> Void) throws -> Double {
         let each = max(1, total / callers)
         let failure = Failure()
         let done = DispatchSemaphore(value: 0)
@@ -195,7 +210,7 @@ enum ConcurrencyBench {
             let start = monotonicNanoseconds()
             await withTaskGroup(of: Void.self) { group in
                 for c in 0..<callers {
-                    group.addTask {
+                    group.addTask(executorPreference: executor) {
                         for i in 0..<each {
                             do { try await op(c, c * each + i) } catch {
                                 failure.set(error)

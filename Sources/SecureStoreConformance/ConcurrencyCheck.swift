@@ -47,10 +47,57 @@ public struct ConcurrencyCheck: Sendable {
                 }
             }
         }
+        try verify(store, problems: problems, wins: racedWins.load(ordering: .relaxed))
+    }
+
+    /// The same work through the async API, from `workers` tasks: half of them preferring the store's executor
+    /// (its thread pool, where their calls run on the thread they are on) and half plain tasks (whose calls are
+    /// handed to the pool), all at once; the final state is checked as ``run(against:)`` checks it.
+    public func runAsync(against subject: ConformanceSubject) async throws {
+        let store = try subject.make(["group.main"])
+        let problems = Locked<[String]>([])
+        let racedWins = Locked(0)
+        let n = itemsPerWorker
+        await withTaskGroup(of: Void.self) { group in
+            for w in 0..<workers {
+                group.addTask(executorPreference: w % 2 == 0 ? store.threadPool : nil) {
+                    func fail(_ s: String) { problems.withLock { $0.append("task \(w): \(s)") } }
+                    for i in 0..<n {
+                        let account = "w\(w)-i\(i)"
+                        let key: [AttributeName: AttributeValue] = [.service: "conc", .account: .string(account)]
+                        do throws(SecureStoreError) {
+                            try await store.add(NewItem(.genericPassword, key, data: Data(account.utf8)), timeout: nil)
+                            let got = try await store.item(matching: ItemQuery(.genericPassword, key, returning: .data), timeout: nil)
+                            if got?.data != Data(account.utf8) { fail("read back wrong data for \(account)") }
+                            if i % 2 == 1 {
+                                let deleted = try await store.delete(ItemQuery(.genericPassword, key), timeout: nil)
+                                if deleted != 1 { fail("deleted \(deleted) for \(account)") }
+                            } else {
+                                try await store.update(ItemQuery(.genericPassword, key), with: ItemChanges([.label: .string("L\(w)")]),
+                                                       timeout: nil)
+                            }
+                            do throws(SecureStoreError) {
+                                try await store.add(NewItem(.genericPassword, [.service: "race", .account: .string("r\(i)")]), timeout: nil)
+                                racedWins.withLock { $0 += 1 }
+                            } catch where error.code == .duplicateItem {
+                            }
+                        } catch {
+                            fail("\(account): \(error)")
+                        }
+                    }
+                }
+            }
+        }
+        try verify(store, problems: problems, wins: racedWins.withLock { $0 })
+    }
+
+    /// The final state after the workers: no problem reported, one win per raced item, every even item left
+    /// with its worker's label and every odd one gone.
+    private func verify(_ store: any SecureStore, problems: Locked<[String]>, wins: Int) throws {
+        let n = itemsPerWorker
         if let first = problems.withLock({ $0.first }) {
             throw ConformanceFailure(message: first, file: #fileID, line: #line)
         }
-        let wins = racedWins.load(ordering: .relaxed)
         guard wins == n else {
             throw ConformanceFailure(message: "racing adds succeeded \(wins) times, expected \(n)", file: #fileID, line: #line)
         }

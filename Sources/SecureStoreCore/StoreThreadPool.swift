@@ -14,6 +14,16 @@ import Foundation
 /// Threads start on demand (one more whenever a call is queued and no started thread is free, up to
 /// ``size``) and end when the pool is released and its queue is empty. None of them is a thread of Swift's
 /// cooperative pool.
+///
+/// **A task executor.** The pool is also a `TaskExecutor` (SE-0417): a task that prefers it
+/// (`Task(executorPreference: store.threadPool) { … }`, `withTaskExecutorPreference(store.threadPool) { … }`,
+/// or `group.addTask(executorPreference:)`) runs on these threads, and its calls of the store without a
+/// `timeout` then run right there, on the store's own thread, instead of being handed to another one and
+/// waited for: the hand-off (a wake-up of a store thread, then of a cooperative thread to resume the task)
+/// costs about as much as a local SQLite read, so a server whose requests mostly read one store runs them
+/// this way at the throughput of threads calling the sync API (`securestore-bench --concurrency`). Such a
+/// call is still never on a cooperative thread; cancellation is checked before it starts, and once it runs it
+/// ends within the store's own bounds (``Blocking``), as any call that has started.
 public final class StoreThreadPool: Sendable {
     private let queue: JobQueue
     /// The most threads this pool runs at once.
@@ -53,6 +63,13 @@ public final class StoreThreadPool: Sendable {
                                  _ body: @escaping @Sendable () throws(SecureStoreError) -> T)
         async throws(SecureStoreError) -> T
     {
+        if timeout == nil, queue.isCurrentThread {
+            // The calling task runs on this pool (its executor preference): this thread is the store's own.
+            if Task.isCancelled {
+                throw SecureStoreError(.notAvailable, "\(what()): the calling task was cancelled; nothing changed.")
+            }
+            return try body()
+        }
         let call = Call<T>(what: what, threads: size)
         let timer: Task<Void, Never>? = timeout.map { limit in
             Task { [call] in
@@ -73,6 +90,18 @@ public final class StoreThreadPool: Sendable {
         }
         return try outcome.get()
     }
+}
+
+extension StoreThreadPool: TaskExecutor {
+    /// Runs a job of a task that prefers this pool on one of its threads (first in, first out with the
+    /// store's calls).
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.push { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
+    }
+
+    /// Whether the calling thread is one of this pool's.
+    public var isCurrentThread: Bool { queue.isCurrentThread }
 }
 
 /// The former name of ``StoreThreadPool`` (one thread per store, before a store's pool had its declared size).
@@ -154,6 +183,17 @@ private final class Call<T: Sendable>: Sendable {
     }
 }
 
+/// Marks each pool thread with its queue, so a pool can tell whether it is running the calling thread (the
+/// question NIO's `EventLoop.inEventLoop` answers, the same way: a thread-specific value).
+private enum ThreadOwner {
+    /// One key for every pool of the process, made on first use and never deleted.
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left for the store's threads")
+        return key
+    }()
+}
+
 /// The jobs of one ``StoreThreadPool`` and the threads that run them.
 private final class JobQueue: @unchecked Sendable {   // every `var` only under `condition`
     private let condition = NSCondition()
@@ -170,6 +210,12 @@ private final class JobQueue: @unchecked Sendable {   // every `var` only under 
     init(name: String, size: Int) {
         self.name = name
         self.size = size
+    }
+
+    /// Whether the calling thread is one of this queue's.
+    var isCurrentThread: Bool {
+        let owner: UnsafeMutableRawPointer? = pthread_getspecific(ThreadOwner.key)   // nil on other threads
+        return owner == Unmanaged.passUnretained(self).toOpaque()
     }
 
     var startedThreads: Int {
@@ -201,6 +247,7 @@ private final class JobQueue: @unchecked Sendable {   // every `var` only under 
     }
 
     private func loop() {
+        pthread_setspecific(ThreadOwner.key, Unmanaged.passUnretained(self).toOpaque())
         condition.lock()
         while true {
             while head == jobs.count && !closed {

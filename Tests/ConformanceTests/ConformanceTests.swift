@@ -28,6 +28,11 @@ struct ConformanceTests {
         try ConcurrencyCheck().run(against: subject)
     }
 
+    @Test("concurrency through the async API, from plain tasks and tasks on the store's executor", arguments: Subjects.all)
+    func asyncConcurrency(subject: ConformanceSubject) async throws {
+        try await ConcurrencyCheck().runAsync(against: subject)
+    }
+
     // The service-backed subjects: reported as skipped (with the reason) when their service is absent.
     @Test("the Secret Service subject runs", .requires(.secretService))
     func secretServiceSubject() {

@@ -104,6 +104,26 @@ struct AsyncTests {
         #expect(Int(m["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed: \(m)")
     }
 
+    @Test("tasks on the store's executor: their calls run on the store's threads; one hung call holds only its thread; cancellation and timeouts keep their meaning")
+    func storeExecutor() throws {
+        let m = try Self.probe("executor")
+        print("[async executor] \(m.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+        #expect(m["status"] == "0" && m["error"] == nil, "\(m)")
+        #expect(m["baselineOk"] == "120" && m["duringOk"] == "120", "every lookup answered, on the store's thread: \(m)")
+        let hung = Int(m["hungMs"] ?? "") ?? 0, others = Int(m["othersDoneMs"] ?? "") ?? .max
+        #expect(hung >= 2900, "the hung call ran its 3 s")
+        #expect(others < hung, "the other calls did not wait for the hung one: \(m)")
+        #expect(Int(m["threads"] ?? "") ?? .max <= 4, "never more threads than the store's concurrency")
+        #expect(Int(m["maxTickGapMs"] ?? "") ?? .max < 200, "the ticking task was delayed: \(m)")
+        // Every transaction of either store ran on one of that store's own threads.
+        #expect(Int(m["own"] ?? "") ?? 0 >= 243 && m["elsewhere"] == "0", "\(m)")
+        #expect(Int(m["otherOwn"] ?? "") ?? 0 >= 25 && m["otherElsewhere"] == "0", "\(m)")
+        #expect(m["cancelCode"] == "notAvailable" && m["cancelMessage"]?.contains("cancelled; nothing changed") == true, "\(m)")
+        #expect(m["cancelStored"] == "0", "the cancelled add never ran")
+        #expect(m["timeoutCode"] == "notAvailable", "\(m)")
+        #expect(Int(m["timeoutMs"] ?? "") ?? .max < 1500, "the 200 ms timeout answered before the 2 s call ended: \(m)")
+    }
+
     @Test("cancelling the calling task answers at once")
     func cancellation() throws {
         let m = try Self.probe("cancel")

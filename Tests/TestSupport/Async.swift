@@ -19,6 +19,12 @@ public final class SlowBackend: StorageBackend {
     }
 
     private let hang = Locked<Duration?>(nil)
+    private let observer = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// Calls `body` at the start of every transaction, on the thread that runs it.
+    public func observeTransactions(_ body: @escaping @Sendable () -> Void) {
+        observer.withLock { $0 = body }
+    }
 
     /// The next transaction sleeps `duration` instead of ``delay`` (a call stuck until its deadline).
     public func hangNext(for duration: Duration) {
@@ -32,6 +38,7 @@ public final class SlowBackend: StorageBackend {
     public func withTransaction<T>(writing: Bool, _ body: (inout InMemoryBackend.Transaction) throws(SecureStoreError) -> T)
         throws(SecureStoreError) -> T
     {
+        observer.withLock { $0 }?()
         let wait = hang.withLock { next in
             defer { next = nil }
             return next ?? delay

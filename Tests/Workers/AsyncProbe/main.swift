@@ -11,6 +11,9 @@ import TestSupport
 //   securestore-async-probe cancel    a call whose task is cancelled
 //   securestore-async-probe slots     a store of concurrency 4 (calls of 20 ms) with one call hung for 3 s: 120
 //                                     lookups from 3 tasks meanwhile, while a task ticks every 10 ms
+//   securestore-async-probe executor  the same from tasks that prefer the store's executor (its thread pool), whose
+//                                     calls run on the thread they are on; with a call of another store, a
+//                                     cancelled task and a timeout among them
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
@@ -130,6 +133,92 @@ func slots() async throws {
     say("measure maxTickGapMs \(ms(maxGap))")
 }
 
+func executor() async throws {
+    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(20), concurrency: 4))
+    let other = try Keychain(backend: SlowBackend(delay: .milliseconds(1)))
+    guard let pool = store.threadPool, let otherPool = other.threadPool else { throw SecureStoreError(.internalError, "no pool") }
+    // Where each store's transactions run: on one of its own threads, or elsewhere.
+    let placed = Locked((own: 0, elsewhere: 0, otherOwn: 0, otherElsewhere: 0))
+    store.backend.observeTransactions {
+        let own = pool.isCurrentThread
+        placed.withLock { if own { $0.own += 1 } else { $0.elsewhere += 1 } }
+    }
+    other.backend.observeTransactions {
+        let own = otherPool.isCurrentThread
+        placed.withLock { if own { $0.otherOwn += 1 } else { $0.otherElsewhere += 1 } }
+    }
+    try await store.add(item)
+    try await other.add(item)
+    func lookups() async -> (ok: Int, elapsed: Duration) {
+        let start = clock.now
+        let ok = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<3 {
+                group.addTask(executorPreference: pool) {
+                    var ok = 0
+                    for i in 0..<40 {
+                        if (try? await store.item(matching: query)) != nil, pool.isCurrentThread { ok += 1 }
+                        // A call of another store from this store's thread goes to that store's threads.
+                        if i % 10 == 0 { _ = try? await other.item(matching: query) }
+                    }
+                    return ok
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        return (ok, clock.now - start)
+    }
+    let baseline = await lookups()
+    let ticker = Ticker()
+    let ticking = Task { await ticker.run() }
+    store.backend.hangNext(for: .seconds(3))
+    let hungStart = clock.now
+    let hung = Task(executorPreference: pool) { () -> Duration in
+        _ = try? await store.item(matching: query)
+        return clock.now - hungStart
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    let during = await lookups()
+    let othersDone = clock.now - hungStart
+    let hungTook = await hung.value
+    // A task cancelled before its call: the call never runs.
+    let cancelled = await Task(executorPreference: pool) { () -> SecureStoreError? in
+        withUnsafeCurrentTask { $0?.cancel() }
+        return await failure { () async throws(SecureStoreError) in
+            try await store.add(NewItem(.genericPassword, [.service: "async", .account: "cancelled"], data: Data("c".utf8)))
+        }
+    }.value
+    // A timeout still bounds the wait of a task on the store's executor (its call is handed to a thread).
+    store.backend.hangNext(for: .seconds(2))
+    let timeoutStart = clock.now
+    let timedOut = await Task(executorPreference: pool) { () -> SecureStoreError? in
+        await failure { () async throws(SecureStoreError) in _ = try await store.item(matching: query, timeout: .milliseconds(200)) }
+    }.value
+    let timeoutTook = clock.now - timeoutStart
+    let (maxGap, ticks) = ticker.stop()
+    await ticking.value
+    try await Task.sleep(for: .seconds(2))   // the hung call ends
+    let cancelledStored = try await store.items(matching: ItemQuery(.genericPassword, [.service: "async", .account: "cancelled"])).count
+    let p = placed.withLock { $0 }
+    say("measure baselineOk \(baseline.ok)")
+    say("measure baselineMs \(ms(baseline.elapsed))")
+    say("measure duringOk \(during.ok)")
+    say("measure duringMs \(ms(during.elapsed))")
+    say("measure othersDoneMs \(ms(othersDone))")
+    say("measure hungMs \(ms(hungTook))")
+    say("measure threads \(pool.startedThreads)")
+    say("measure ticks \(ticks)")
+    say("measure maxTickGapMs \(ms(maxGap))")
+    say("measure own \(p.own)")
+    say("measure elsewhere \(p.elsewhere)")
+    say("measure otherOwn \(p.otherOwn)")
+    say("measure otherElsewhere \(p.otherElsewhere)")
+    say("measure cancelCode \(cancelled?.code.name ?? "ok")")
+    say("measure cancelMessage \(cancelled?.message ?? "")")
+    say("measure cancelStored \(cancelledStored)")
+    say("measure timeoutCode \(timedOut?.code.name ?? "ok")")
+    say("measure timeoutMs \(ms(timeoutTook))")
+}
+
 let scenario = CommandLine.arguments.dropFirst().first ?? "pool"
 let done = DispatchSemaphore(value: 0)
 // Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
@@ -139,6 +228,7 @@ Task.detached {
         case "timeouts": try await timeouts()
         case "cancel": try await cancel()
         case "slots": try await slots()
+        case "executor": try await executor()
         default: try await pool()
         }
     } catch {
