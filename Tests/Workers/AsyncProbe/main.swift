@@ -90,29 +90,39 @@ func cancel() async throws {
     say("measure answeredMs \(ms(clock.now - start))")
 }
 
-func slots() async throws {
-    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(20), concurrency: 4))
-    try await store.add(item)
-    func lookups() async -> (ok: Int, elapsed: Duration) {
-        let start = clock.now
-        let ok = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<3 {
-                group.addTask {
-                    var ok = 0
-                    for _ in 0..<40 where (try? await store.item(matching: query)) != nil { ok += 1 }
-                    return ok
+/// 3 tasks × 40 lookups of `store` (each task preferring `executor`; `alsoEach`: run every 10th lookup too),
+/// the ones that answered with `check` true, and how long they took.
+func lookups(_ store: Keychain<SlowBackend>, preferring executor: (any TaskExecutor)?,
+             check: @escaping @Sendable () -> Bool = { true }, alsoEach: (@Sendable () async -> Void)? = nil)
+    async -> (ok: Int, elapsed: Duration)
+{
+    let start = clock.now
+    let ok = await withTaskGroup(of: Int.self) { group in
+        for _ in 0..<3 {
+            group.addTask(executorPreference: executor) {
+                var ok = 0
+                for i in 0..<40 {
+                    if (try? await store.item(matching: query)) != nil, check() { ok += 1 }
+                    if i % 10 == 0 { await alsoEach?() }
                 }
+                return ok
             }
-            return await group.reduce(0, +)
         }
-        return (ok, clock.now - start)
+        return await group.reduce(0, +)
     }
+    return (ok, clock.now - start)
+}
+
+/// The lookups before and while one call of `store` (from a task preferring `executor`) hangs for 3 s, while a
+/// task ticks every 10 ms; prints what the `slots` and `executor` scenarios measure alike.
+func oneCallHung(_ store: Keychain<SlowBackend>, preferring executor: (any TaskExecutor)?,
+                 _ lookups: () async -> (ok: Int, elapsed: Duration)) async throws {
     let baseline = await lookups()
     let ticker = Ticker()
     let ticking = Task { await ticker.run() }
     store.backend.hangNext(for: .seconds(3))
     let hungStart = clock.now
-    let hung = Task { () -> Duration in
+    let hung = Task(executorPreference: executor) { () -> Duration in
         _ = try? await store.item(matching: query)
         return clock.now - hungStart
     }
@@ -133,6 +143,12 @@ func slots() async throws {
     say("measure maxTickGapMs \(ms(maxGap))")
 }
 
+func slots() async throws {
+    let store = try Keychain(backend: SlowBackend(delay: .milliseconds(20), concurrency: 4))
+    try await store.add(item)
+    try await oneCallHung(store, preferring: nil) { await lookups(store, preferring: nil) }
+}
+
 func executor() async throws {
     let store = try Keychain(backend: SlowBackend(delay: .milliseconds(20), concurrency: 4))
     let other = try Keychain(backend: SlowBackend(delay: .milliseconds(1)))
@@ -149,37 +165,11 @@ func executor() async throws {
     }
     try await store.add(item)
     try await other.add(item)
-    func lookups() async -> (ok: Int, elapsed: Duration) {
-        let start = clock.now
-        let ok = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<3 {
-                group.addTask(executorPreference: pool) {
-                    var ok = 0
-                    for i in 0..<40 {
-                        if (try? await store.item(matching: query)) != nil, pool.isCurrentThread { ok += 1 }
-                        // A call of another store from this store's thread goes to that store's threads.
-                        if i % 10 == 0 { _ = try? await other.item(matching: query) }
-                    }
-                    return ok
-                }
-            }
-            return await group.reduce(0, +)
-        }
-        return (ok, clock.now - start)
+    // Every lookup answered on the store's thread; a call of another store from there goes to that store's threads.
+    try await oneCallHung(store, preferring: pool) {
+        await lookups(store, preferring: pool, check: { pool.isCurrentThread },
+                      alsoEach: { _ = try? await other.item(matching: query) })
     }
-    let baseline = await lookups()
-    let ticker = Ticker()
-    let ticking = Task { await ticker.run() }
-    store.backend.hangNext(for: .seconds(3))
-    let hungStart = clock.now
-    let hung = Task(executorPreference: pool) { () -> Duration in
-        _ = try? await store.item(matching: query)
-        return clock.now - hungStart
-    }
-    try await Task.sleep(for: .milliseconds(50))
-    let during = await lookups()
-    let othersDone = clock.now - hungStart
-    let hungTook = await hung.value
     // A task cancelled before its call: the call never runs.
     let cancelled = await Task(executorPreference: pool) { () -> SecureStoreError? in
         withUnsafeCurrentTask { $0?.cancel() }
@@ -194,20 +184,9 @@ func executor() async throws {
         await failure { () async throws(SecureStoreError) in _ = try await store.item(matching: query, timeout: .milliseconds(200)) }
     }.value
     let timeoutTook = clock.now - timeoutStart
-    let (maxGap, ticks) = ticker.stop()
-    await ticking.value
     try await Task.sleep(for: .seconds(2))   // the hung call ends
     let cancelledStored = try await store.items(matching: ItemQuery(.genericPassword, [.service: "async", .account: "cancelled"])).count
     let p = placed.withLock { $0 }
-    say("measure baselineOk \(baseline.ok)")
-    say("measure baselineMs \(ms(baseline.elapsed))")
-    say("measure duringOk \(during.ok)")
-    say("measure duringMs \(ms(during.elapsed))")
-    say("measure othersDoneMs \(ms(othersDone))")
-    say("measure hungMs \(ms(hungTook))")
-    say("measure threads \(pool.startedThreads)")
-    say("measure ticks \(ticks)")
-    say("measure maxTickGapMs \(ms(maxGap))")
     say("measure own \(p.own)")
     say("measure elsewhere \(p.elsewhere)")
     say("measure otherOwn \(p.otherOwn)")
