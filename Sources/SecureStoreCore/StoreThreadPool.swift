@@ -23,7 +23,9 @@ import Foundation
 /// costs about as much as a local SQLite read, so a server whose requests mostly read one store runs them
 /// this way at the throughput of threads calling the sync API (`securestore-bench --concurrency`). Such a
 /// call is still never on a cooperative thread; cancellation is checked before it starts, and once it runs it
-/// ends within the store's own bounds (``Blocking``), as any call that has started. As for every task
+/// ends within the store's own bounds (``Blocking``), as any call that has started. Such a task runs only on
+/// these threads: while every one of them is held by a hung call, it does not run at all, and a timeout of
+/// one of its calls is answered only when a thread comes back (plain tasks get theirs on time). As for every task
 /// executor, the pool (so the store that owns it) must outlive the tasks that prefer it: child tasks inside
 /// the store's scope, or a store kept for the life of the server.
 public final class StoreThreadPool: Sendable {

@@ -8,12 +8,13 @@ import TestSupport
 /// lookups on the other slots and a task ticks every 10 ms on the cooperative pool; then, with a pool of 1, a
 /// call that times out on the stalled connection and the call queued behind it, which runs as soon as the
 /// backend's own deadline (statement timeout 2 s, + 0.2 s, + 1 s for the cancel) gives the slot back.
-/// Prints `measure NAME VALUE` lines.
+/// `stalled executor`: the same with every task of the store on the store's executor (its thread pool), whose
+/// calls run on the thread they are on. Prints `measure NAME VALUE` lines.
 enum Stalled {
     static let clock = ContinuousClock()
     static func ms(_ d: Duration) -> Int { Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000) }
 
-    static func run() async throws {
+    static func run(onStoreExecutor: Bool) async throws {
         guard let url = ProcessInfo.processInfo.environment["SECURESTORE_TEST_POSTGRES_URL"],
               let colon = url.range(of: ":", options: .backwards),
               let slash = url[colon.upperBound...].firstIndex(of: "/"),
@@ -33,6 +34,7 @@ enum Stalled {
             ItemQuery(.genericPassword, [.service: "stalled", .account: .string("a\(i)")], returning: .data)
         }
         let store = try open(pool: 4)
+        let executor = onStoreExecutor ? store.threadPool : nil
         for i in 0..<20 {
             try await store.add(NewItem(.genericPassword, [.service: "stalled", .account: .string("a\(i)")],
                                         data: Data("s\(i)".utf8)))
@@ -42,7 +44,7 @@ enum Stalled {
             let start = clock.now
             let results = await withTaskGroup(of: (Int, Duration).self) { group in
                 for t in 0..<3 {
-                    group.addTask {
+                    group.addTask(executorPreference: executor) {
                         var ok = 0
                         var longest = Duration.zero
                         for i in 0..<40 {
@@ -68,7 +70,7 @@ enum Stalled {
         let ticking = Task { await ticker.run() }
         proxy.stallNextRequest()
         let hungStart = clock.now
-        let hung = Task { () -> (String, Duration) in
+        let hung = Task(executorPreference: executor) { () -> (String, Duration) in
             let error = await failure { () async throws(SecureStoreError) in _ = try await store.item(matching: query(0)) }
             return (error?.code.name ?? "ok", clock.now - hungStart)
         }
@@ -95,21 +97,24 @@ enum Stalled {
         // A pool of one: the call on the stalled connection times out after 300 ms (still running); the call
         // queued behind it runs once the backend's deadline ends the first one, and succeeds.
         let single = try open(pool: 1)
+        let singleExecutor = onStoreExecutor ? single.threadPool : nil
         try await single.add(NewItem(.genericPassword, [.service: "stalled", .account: "a0"], data: Data("s0".utf8)))
         proxy.stallNextRequest()
         let start = clock.now
-        let first = Task { () -> (SecureStoreError?, Duration) in
+        let first = Task(executorPreference: singleExecutor) { () -> (SecureStoreError?, Duration) in
             let error = await failure { () async throws(SecureStoreError) in
                 _ = try await single.item(matching: query(0), timeout: .milliseconds(300))
             }
             return (error, clock.now - start)
         }
         for _ in 0..<200 where proxy.stalledConnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let second = await failure { () async throws(SecureStoreError) in
-            guard try await single.item(matching: query(0))?.data == Data("s0".utf8) else {
-                throw SecureStoreError(.decode, "wrong answer")
+        let second = await Task(executorPreference: singleExecutor) {
+            await failure { () async throws(SecureStoreError) in
+                guard try await single.item(matching: query(0))?.data == Data("s0".utf8) else {
+                    throw SecureStoreError(.decode, "wrong answer")
+                }
             }
-        }
+        }.value
         let secondTook = clock.now - start
         let (firstError, firstTook) = await first.value
         say("measure timedOutCode \(firstError?.code.name ?? "ok")")

@@ -7,7 +7,8 @@
 //       $SECURESTORE_TEST_POSTGRES_CONTROL, reports each failure ("down WHAT CODE MILLISECONDS MESSAGE"),
 //       starts it again and reports what the same store object then finds ("up N", "final N")
 //
-//   securestore-postgres-worker stalled      one async call hung on a stalled connection while others run (Stalled.swift)
+//   securestore-postgres-worker stalled [executor]   one async call hung on a stalled connection while others run,
+//                                            [from tasks on the store's executor] (Stalled.swift)
 //   securestore-postgres-worker pair SCENARIO                         the primary + standby scenarios (Pair.swift)
 //
 // STORE is `pg:NAMESPACE` (the server in $SECURESTORE_TEST_POSTGRES_URL, password in
@@ -24,11 +25,11 @@ func say(_ line: String) {
 }
 
 let args = CommandLine.arguments
-if args.count == 2, args[1] == "stalled" {
+if (2...3).contains(args.count), args[1] == "stalled", args.count == 2 || args[2] == "executor" {
     let done = DispatchSemaphore(value: 0)
     // Detached: top-level code runs on the main actor, whose thread waits on the semaphore below.
     Task.detached {
-        do { try await Stalled.run() } catch { say("measure error \(error)") }
+        do { try await Stalled.run(onStoreExecutor: args.count == 3) } catch { say("measure error \(error)") }
         done.signal()
     }
     done.wait()
