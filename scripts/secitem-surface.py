@@ -95,6 +95,9 @@ def in_scope(header, decl):
 
 # The Core Foundation and Foundation pieces (name, kind, Swift type, usage in the compile test, note, source).
 # `usage` is Swift code in a function body; it must compile in both language modes.
+# The note of every CF callback type (CFDictionary's and CFArray's): one decision, one text.
+SWIFT_CALLBACK_NOTE = "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert"
+
 FOUNDATION_PIECES = [
     ("CFTypeRef", "type", "AnyObject", "let object: CFTypeRef = kSecClass; _ = object", "", "CFBase.h"),
     ("CF types Hashable", "idiom", "Hashable & CustomStringConvertible",
@@ -143,11 +146,11 @@ FOUNDATION_PIECES = [
     ("CFDictionaryValueCallBacks", "type", "CFDictionaryValueCallBacks",
      "var callbacks = CFDictionaryValueCallBacks(); callbacks.version = 0; _ = callbacks.retain", "", "CFDictionary.h"),
     ("CFDictionaryRetainCallBack", "type", "@convention(c) (CFAllocator?, UnsafeRawPointer?) -> UnsafeRawPointer?",
-     "let retain: CFDictionaryRetainCallBack = { _, value in value }; _ = retain", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFDictionary.h"),
+     "let retain: CFDictionaryRetainCallBack = { _, value in value }; _ = retain", SWIFT_CALLBACK_NOTE, "CFDictionary.h"),
     ("CFDictionaryReleaseCallBack", "type", "@convention(c) (CFAllocator?, UnsafeRawPointer?) -> Void",
-     "let release: CFDictionaryReleaseCallBack = { _, _ in }; _ = release", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFDictionary.h"),
+     "let release: CFDictionaryReleaseCallBack = { _, _ in }; _ = release", SWIFT_CALLBACK_NOTE, "CFDictionary.h"),
     ("CFDictionaryCopyDescriptionCallBack", "type", "@convention(c) (UnsafeRawPointer?) -> Unmanaged<CFString>?",
-     "let describe: CFDictionaryCopyDescriptionCallBack = { _ in nil }; _ = describe", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFDictionary.h"),
+     "let describe: CFDictionaryCopyDescriptionCallBack = { _ in nil }; _ = describe", SWIFT_CALLBACK_NOTE, "CFDictionary.h"),
     ("CFDictionaryEqualCallBack", "type", "@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> DarwinBoolean",
      "let equal: CFDictionaryEqualCallBack = { _, _ in true }; _ = equal",
      "Linux: returns Bool, not DarwinBoolean (the Darwin overlay's type for C's Boolean, which Linux lacks); `true` and `false` literals work in both", "CFDictionary.h"),
@@ -229,11 +232,11 @@ FOUNDATION_PIECES = [
      "let base = [kSecClass: kSecClassGenericPassword] as CFDictionary\n        let query: CFMutableDictionary = CFDictionaryCreateMutableCopy(kCFAllocatorDefault, 0, base)\n        _ = SecItemDelete(query)",
      "", "CFDictionary.h"),
     ("CFArrayRetainCallBack", "type", "@convention(c) (CFAllocator?, UnsafeRawPointer?) -> UnsafeRawPointer?",
-     "let retain: CFArrayRetainCallBack = { _, value in value }; _ = retain", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFArray.h"),
+     "let retain: CFArrayRetainCallBack = { _, value in value }; _ = retain", SWIFT_CALLBACK_NOTE, "CFArray.h"),
     ("CFArrayReleaseCallBack", "type", "@convention(c) (CFAllocator?, UnsafeRawPointer?) -> Void",
-     "let release: CFArrayReleaseCallBack = { _, _ in }; _ = release", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFArray.h"),
+     "let release: CFArrayReleaseCallBack = { _, _ in }; _ = release", SWIFT_CALLBACK_NOTE, "CFArray.h"),
     ("CFArrayCopyDescriptionCallBack", "type", "@convention(c) (UnsafeRawPointer?) -> Unmanaged<CFString>?",
-     "let describe: CFArrayCopyDescriptionCallBack = { _ in nil }; _ = describe", "Linux: a Swift function type, not @convention(c): a C function type cannot name CFAllocator (a Swift class here) or Unmanaged; closures written for Apple's type convert", "CFArray.h"),
+     "let describe: CFArrayCopyDescriptionCallBack = { _ in nil }; _ = describe", SWIFT_CALLBACK_NOTE, "CFArray.h"),
     ("CFArrayEqualCallBack", "type", "@convention(c) (UnsafeRawPointer?, UnsafeRawPointer?) -> DarwinBoolean",
      "let equal: CFArrayEqualCallBack = { _, _ in true }; _ = equal",
      "Linux: returns Bool, not DarwinBoolean (the Darwin overlay's type for C's Boolean, which Linux lacks); `true` and `false` literals work in both", "CFArray.h"),

@@ -270,22 +270,19 @@ public final class PostgresBackend: StorageBackend {
             }
             // A writer begins, takes its namespace's lock and reads the key epoch (in READ COMMITTED each
             // statement sees what was committed before it started: after the lock), in front of its first
-            // statement: an update or a delete is two round trips (that one, then its writes with COMMIT).
-            // After the epoch changed under such a call, those three in a round trip of their own, as here.
+            // statement: a delete is two round trips (that one, then its DELETE with COMMIT). After the epoch
+            // changed under such a call, those three in a round trip of their own, as here.
             var stored: [UInt8]? = nil
             let together = writing && !openingApart
+            let opening = PostgresExecutor.Opening(lock: lockStatement, selectCheck: layout.selectCheck,
+                                                   namespaceID: namespaceID, epoch: current.check)
             let executor = together
-                ? PostgresExecutor(connection: connection, opening: .init(lock: lockStatement, selectCheck: layout.selectCheck,
-                                                                          namespaceID: namespaceID, epoch: current.check))
+                ? PostgresExecutor(connection: connection, opening: opening)
                 : PostgresExecutor(connection: connection, holding: writing ? [] : ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"])
             do throws(SecureStoreError) {
                 if writing, !together {
                     // Three prepared statements in one pipeline (one round trip).
-                    let answers = try connection.pipeline([
-                        PostgresConnection.Step(sql: "BEGIN", params: []),
-                        PostgresConnection.Step(sql: lockStatement, params: []),
-                        PostgresConnection.Step(sql: layout.selectCheck, params: [.integer(namespaceID)]),
-                    ], commit: false)
+                    let answers = try connection.pipeline(opening.steps, commit: false)
                     if case .blob(let v)? = answers.last?.rows.first?.first { stored = v }
                 }
                 // A reader's BEGIN travels with its first statement (the executor holds it).
