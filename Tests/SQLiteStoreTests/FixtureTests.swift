@@ -20,7 +20,7 @@ struct FixtureTests {
         return (db, key)
     }
 
-    @Test("the committed schema 3 store (every class, one item without a secret) reads as written, is upgraded to schema 4 by its first write, and stays tamper-evident")
+    @Test("the committed schema 3 store (every class, one item without a secret) reads as written, is upgraded to the current schema by its first write, and stays tamper-evident")
     func schema3Fixture() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
@@ -48,13 +48,19 @@ struct FixtureTests {
             try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
             try expectContents(store, "after writes")
         }
-        #expect(RawDB(db).integer("PRAGMA user_version") == 4)
+        #expect(RawDB(db).integer("PRAGMA user_version") == SQLiteBackend.schemaVersion)
         #expect(RawDB(db).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')")
                 == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
+        #expect(Self.indexes(db) == "items_ref:1,items_svc:0,items_ukey:1")
         // Every row re-sealed in format 4: a secret part each (also for bob, who has no secret), no date apart.
         #expect(RawDB(db).integer("SELECT count(secret) FROM items") == 8 && RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
         try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "reopened")
         try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
+    }
+
+    /// The indexes of the items table, `name:unique`, by name.
+    static func indexes(_ db: String) -> String {
+        RawDB(db).text("SELECT group_concat(name || ':' || \"unique\", ',') FROM (SELECT * FROM pragma_index_list('items') ORDER BY name)")
     }
 
     /// The items of the committed fixtures (FIXTURES README), in insertion order, alice's secret being `alice`.
@@ -83,7 +89,7 @@ struct FixtureTests {
         #expect(carol?.attributes?[.port] == .number(8443), "\(stage)")
     }
 
-    @Test("the committed schema 4 store (every class, one item without a secret, one changed secret whose date is sealed apart) reads as written, takes writes as schema 4, and stays tamper-evident")
+    @Test("the committed schema 4 store (every class, one item without a secret, one changed secret whose date is sealed apart) reads as written (also with its four indexes), is upgraded to schema 5 by its first write (no account index; the rows as they are), and stays tamper-evident")
     func schema4Fixture() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
@@ -96,6 +102,8 @@ struct FixtureTests {
                 == "75,61,61,69,65,93,76")
         #expect(raw.text("SELECT group_concat(coalesce(length(mdat), 0), ',') FROM (SELECT mdat FROM items ORDER BY id)")
                 == "48,0,0,0,0,0,0")
+        #expect(Self.indexes(db) == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
+        let rowsBefore = raw.rows("SELECT id, cls, ref, ukey, svc, acct, blob, secret, mdat FROM items ORDER BY id")
         let alice = Data("secret-alice-2".utf8)
         let reader = try SQLiteStore(path: db, key: .keyFile(key), readOnly: true)
         try Self.expectContents(reader, "read-only", alice: alice)
@@ -106,14 +114,54 @@ struct FixtureTests {
         #expect((date(item?.attributes?[.modificationDate]) ?? .distantPast) > (date(item?.attributes?[.creationDate]) ?? .distantFuture))
         do {
             let store = try SQLiteStore(path: db, key: .keyFile(key))
+            // A write the core refuses rolls the upgrade back with it.
+            #expect(failure { () throws(SecureStoreError) in
+                try store.add(NewItem(.genericPassword, generic("fixture.service", "alice"), data: Data()))
+            }?.code == .duplicateItem)
+            #expect(RawDB(db).integer("PRAGMA user_version") == 4)
+            #expect(Self.indexes(db) == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
+            // The first write upgrades; the rows are those of schema 4, byte for byte.
+            try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
+            #expect(RawDB(db).integer("PRAGMA user_version") == 5)
+            #expect(Self.indexes(db) == "items_ref:1,items_svc:0,items_ukey:1")
+            #expect(Array(RawDB(db).rows("SELECT id, cls, ref, ukey, svc, acct, blob, secret, mdat FROM items ORDER BY id")
+                .prefix(rowsBefore.count)) == rowsBefore)
+            try Self.expectContents(store, "upgraded", alice: alice)
+            try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
+                             with: ItemChanges([.comment: "written"]))
+            try Self.expectContents(store, "after writes", alice: alice)
+        }
+        #expect(RawDB(db).integer("PRAGMA user_version") == 5)
+        #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0, "the attribute change sealed alice's record again")
+        try expectTamperEvident(db, key: Data(1...32), "schema 4 fixture")
+    }
+}
+
+extension FixtureTests {
+    @Test("the committed schema 5 store (the items of the schema 4 one) reads as written, has the three indexes FORMAT.md gives, takes writes as schema 5, and stays tamper-evident")
+    func schema5Fixture() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let (db, key) = try Self.copyFixture("v5", into: s)
+        let raw = RawDB(db)
+        #expect(raw.integer("PRAGMA user_version") == SQLiteBackend.schemaVersion)
+        #expect(Self.indexes(db) == "items_ref:1,items_svc:0,items_ukey:1")
+        #expect(raw.text("SELECT group_concat(length(secret), ',') FROM (SELECT secret FROM items ORDER BY id)")
+                == "75,61,61,69,65,93,76")
+        #expect(raw.text("SELECT group_concat(coalesce(length(mdat), 0), ',') FROM (SELECT mdat FROM items ORDER BY id)")
+                == "48,0,0,0,0,0,0")
+        let alice = Data("secret-alice-2".utf8)
+        try Self.expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "read-only", alice: alice)
+        do {
+            let store = try SQLiteStore(path: db, key: .keyFile(key))
             try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
                              with: ItemChanges([.comment: "written"]))
             try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
             try Self.expectContents(store, "after writes", alice: alice)
         }
-        #expect(RawDB(db).integer("PRAGMA user_version") == 4)
-        #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0, "the attribute change sealed alice's record again")
-        try expectTamperEvident(db, key: Data(1...32), "schema 4 fixture")
+        #expect(RawDB(db).integer("PRAGMA user_version") == SQLiteBackend.schemaVersion)
+        #expect(Self.indexes(db) == "items_ref:1,items_svc:0,items_ukey:1")
+        try expectTamperEvident(db, key: Data(1...32), "schema 5 fixture")
     }
 }
 

@@ -140,7 +140,7 @@ struct SQLiteStoreTests {
         #expect(RecordCodec.decode([4] + v1.dropFirst()) == nil)
     }
 
-    @Test("committed schema 1 and 2 stores are read as they are (also for reading only) and upgraded to schema 4 by the first write, in one transaction",
+    @Test("committed schema 1 and 2 stores are read as they are (also for reading only) and upgraded to the current schema by the first write, in one transaction",
           arguments: [1, 2])
     func schemaUpgrade(from version: Int) throws {
         let s = try Scratch()
@@ -191,9 +191,9 @@ struct SQLiteStoreTests {
         #expect(userVersion(db) == Int64(version) && columns() == oldColumns && indexes() == oldIndexes)
         try store.update(ItemQuery(.genericPassword, generic("fixture.service", "alice")),
                          with: ItemChanges([.comment: "upgraded"]))
-        #expect(userVersion(db) == 4)
+        #expect(userVersion(db) == SQLiteBackend.schemaVersion)
         #expect(columns() == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
-        #expect(indexes() == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
+        #expect(indexes() == "items_ref:1,items_svc:0,items_ukey:1")
         // Every row re-sealed in format 4: a secret part each (with or without a secret), no date apart.
         #expect(RawDB(db).integer("SELECT count(secret) FROM items") == (version == 2 ? 5 : 4))
         #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
@@ -488,13 +488,43 @@ struct SQLiteStoreTests {
         #expect(try secret(store, "t", "a") == Data("y".utf8))
     }
 
-    @Test("the full-key lookup uses the ukey index")
-    func queryPlan() throws {
+    @Test("every find the core makes uses an index (reference, unique key, service), but by account alone or by class alone, which read the table; every index is used: EXPLAIN QUERY PLAN")
+    func queryPlans() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
         let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
-        let plan = try store.backend.fullKeyLookupPlan()
-        #expect(plan.contains("USING INDEX items_ukey"), "\(plan)")
+        for i in 0..<200 {   // enough rows that a scan and an index search differ in cost
+            try store.add(NewItem(.genericPassword, generic("svc-\(i % 7)", "acct-\(i)"), data: Data("\(i)".utf8)))
+        }
+        let alice = ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
+                               attributes: [.service: "svc-1", .account: "alice", .accessGroup: "default",
+                                            .synchronizable: .bool(false)], data: nil)
+        func plans(_ filter: RecordFilter) throws -> [String] { try store.backend.queryPlans(filter) }
+        var used = Set<String>()
+        func onlyIndex(_ filter: RecordFilter, _ index: String, _ what: String) throws {
+            let found = try plans(filter)
+            #expect(found.count == 1 && found[0].contains("USING INDEX \(index)") && !found[0].contains("SCAN"),
+                    "\(what): \(found)")
+            used.insert(index)
+        }
+        try onlyIndex(RecordFilter(persistentRef: .random()), "items_ref", "by reference")
+        try onlyIndex(RecordFilter(itemClass: .genericPassword, uniqueKeys: [alice.uniqueKey]), "items_ukey", "by key")
+        try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3", .account: "acct-3"]),
+                      "items_svc", "by service and account, not by key")
+        try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3"]), "items_svc", "by service")
+        // Finds that read the table: by account alone, by class alone.
+        for filter in [RecordFilter(itemClass: .genericPassword, equalities: [.account: "acct-3"]),
+                       RecordFilter(itemClass: .genericPassword)] {
+            let found = try plans(filter)
+            #expect(found.count == 1 && found[0].contains("SCAN items"), "\(found)")
+        }
+        // Every index of the table is one a plan uses.
+        let indexes = RawDB(s.db).rows("SELECT name FROM pragma_index_list('items')").map { String(decoding: $0[0], as: UTF8.self) }
+        #expect(Set(indexes) == used, "\(indexes)")
+        // And the answers are right: each item of one service, and one by account alone.
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "svc-3"])).count == 29)
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.account: "acct-3"], returning: .data)).first?.data
+                == Data("3".utf8))
     }
 
     @Test("rekey re-encrypts everything; the old key then fails with authFailed")

@@ -10,10 +10,10 @@ public import SecureStoreCrypto
 /// each other and beside a writer, as WAL allows; other processes are kept apart by SQLite's own locks (WAL,
 /// `BEGIN IMMEDIATE` for writers, a busy timeout).
 public final class SQLiteBackend: StorageBackend {
-    /// The schema version this code writes (`PRAGMA user_version`). Version 1 to 3 files are read as they
-    /// are, and upgraded to version 4 by the first writing transaction, inside it (all or nothing); a store
+    /// The schema version this code writes (`PRAGMA user_version`). Version 1 to 4 files are read as they
+    /// are, and upgraded to version 5 by the first writing transaction, inside it (all or nothing); a store
     /// opened for reading only is never upgraded (see FORMAT.md).
-    public static let schemaVersion: Int64 = 4
+    public static let schemaVersion: Int64 = 5
 
     private let state: Locked<Connection>
     public let path: String
@@ -397,15 +397,18 @@ public final class SQLiteBackend: StorageBackend {
         }
     }
 
-    /// `EXPLAIN QUERY PLAN` of the full-key lookup (for tests).
-    func fullKeyLookupPlan() throws(SecureStoreError) -> String {
-        let outcome: Result<String, SecureStoreError> = state.withLock { connection in
-            Result { () throws(SecureStoreError) -> String in
-                let rows = try connection.db.query("EXPLAIN QUERY PLAN " + Connection.layout.selectByKeys(1),
-                                                   [.blob([UInt8](repeating: 0, count: 32))])
-                return rows.map { row in
-                    row.compactMap { if case .text(let t) = $0 { t } else { nil } }.joined(separator: " ")
-                }.joined(separator: "\n")
+    /// Test hook: SQLite's plan (`EXPLAIN QUERY PLAN`, a line per step) of each statement that finds `filter`'s
+    /// candidates in this store's schema.
+    func queryPlans(_ filter: RecordFilter) throws(SecureStoreError) -> [String] {
+        let outcome: Result<[String], SecureStoreError> = state.withLock { connection in
+            Result { () throws(SecureStoreError) -> [String] in
+                let table = SealedTable(layout: connection.layout, executor: SQLiteExecutor(db: connection.db),
+                                        sealer: connection.sealer, epoch: connection.epoch, epochChecked: true)
+                return try table.plan(filter).map { (statement) throws(SecureStoreError) -> String in
+                    try connection.db.query("EXPLAIN QUERY PLAN " + statement.sql, statement.parameters).map { row in
+                        row.compactMap { if case .text(let t) = $0 { t } else { nil } }.joined(separator: " ")
+                    }.joined(separator: "\n")
+                }
             }
         }
         return try outcome.get()
@@ -452,7 +455,8 @@ extension SQLiteBackend {
         private(set) var version: Int64
         private(set) var layout: SealedTableLayout
 
-        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 4).
+        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schemas 4
+        /// and 5, whose tables differ by one index).
         static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false)
         /// The same for a schema 3 file (no `mdat` column), which is only read.
         static let layout3 = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false, columns: .withSecret)
@@ -464,14 +468,15 @@ extension SQLiteBackend {
             version >= 4 ? layout : version == 3 ? layout3 : legacyLayout
         }
 
-        /// The tables and indexes of schema 4 (as of 3): the reference and uniqueness-key indexes are UNIQUE (the core
-        /// checks uniqueness first; the index backs it up), service and account have an index each, and
-        /// class-only reads scan the table in id order (no class index).
+        /// The indexes of schema 5, the three a plan uses (`SQLiteStoreTests.queryPlans`): reference and unique key,
+        /// both UNIQUE (the core checks uniqueness first; the index backs it up), and service. A find by account
+        /// alone, or by class alone, reads the table's rows in id order comparing the blind-index columns (no
+        /// decryption): every add and delete writes an entry of each index, and an account index (schemas 3 and
+        /// 4) cost every write a page for a rare query.
         static let indexes = """
-            CREATE UNIQUE INDEX items_ref ON items(ref);
-            CREATE UNIQUE INDEX items_ukey ON items(ukey);
+            CREATE UNIQUE INDEX IF NOT EXISTS items_ref ON items(ref);
+            CREATE UNIQUE INDEX IF NOT EXISTS items_ukey ON items(ukey);
             CREATE INDEX IF NOT EXISTS items_svc ON items(svc);
-            CREATE INDEX IF NOT EXISTS items_acct ON items(acct);
             """
 
         /// The file this connection opened, and its path: a writer checks under the write lock that the path
@@ -647,7 +652,7 @@ extension SQLiteBackend {
         }
 
         /// Runs `body` in one transaction with the statements of the file's schema. The first writing
-        /// transaction on a schema 1 to 3 file upgrades it to schema 4 first, inside the same transaction.
+        /// transaction on a schema 1 to 4 file upgrades it to schema 5 first, inside the same transaction.
         func transaction<T>(writing: Bool, _ body: (SealedTableLayout) throws(SecureStoreError) -> T)
             throws(SecureStoreError) -> T
         {
@@ -684,10 +689,11 @@ extension SQLiteBackend {
             }
         }
 
-        /// Schema 1, 2 or 3 to 4, inside the caller's writing transaction: the `secret` column (from 1 and 2)
-        /// and the `mdat` column, every record re-sealed in format 4 (the secret and modification date sealed
-        /// apart), the reference and key indexes made UNIQUE and the class index dropped (from 1 and 2), the
-        /// version set. A failure leaves the file as it was.
+        /// Schema 1 to 4 to 5, inside the caller's writing transaction, all or nothing (a failure leaves the file
+        /// as it was): from 1 and 2 the `secret` column (their reference and key indexes, not UNIQUE, and class
+        /// index dropped); from 1 to 3 the `mdat` column and every record re-sealed in format 4 (the secret and
+        /// modification date sealed apart); from every one the account index dropped and the indexes of schema 5
+        /// made; then the version. A schema 4 file's rows stay as they are.
         private func upgrade(from version: Int64) throws(SecureStoreError) {
             if version < 3 {
                 try db.exec("""
@@ -695,17 +701,18 @@ extension SQLiteBackend {
                     DROP INDEX IF EXISTS items_cls; DROP INDEX IF EXISTS items_ref; DROP INDEX IF EXISTS items_ukey;
                     """)
             }
-            try db.exec("ALTER TABLE items ADD COLUMN mdat BLOB")
-            try SealedTable(layout: Self.layout(version: version), executor: SQLiteExecutor(db: db), sealer: sealer,
-                            epoch: epoch, epochChecked: true).reseal(into: Self.layout, with: sealer)
-            if version < 3 {
-                do throws(SecureStoreError) {
-                    try db.exec(Self.indexes)
-                } catch {
-                    guard error.code == .duplicateItem else { throw error }
-                    throw SecureStoreError(.decode, "The store holds two items with the same uniqueness key or reference: "
-                        + "the file was altered. It was not upgraded and nothing was written.")
-                }
+            try db.exec("DROP INDEX IF EXISTS items_acct")
+            if version < 4 {
+                try db.exec("ALTER TABLE items ADD COLUMN mdat BLOB")
+                try SealedTable(layout: Self.layout(version: version), executor: SQLiteExecutor(db: db), sealer: sealer,
+                                epoch: epoch, epochChecked: true).reseal(into: Self.layout, with: sealer)
+            }
+            do throws(SecureStoreError) {
+                try db.exec(Self.indexes)
+            } catch {
+                guard error.code == .duplicateItem else { throw error }
+                throw SecureStoreError(.decode, "The store holds two items with the same uniqueness key or reference: "
+                    + "the file was altered. It was not upgraded and nothing was written.")
             }
             try db.exec("PRAGMA user_version = \(SQLiteBackend.schemaVersion)")
         }
