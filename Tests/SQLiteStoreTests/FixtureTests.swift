@@ -53,7 +53,9 @@ struct FixtureTests {
                 == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
         #expect(Self.indexes(db) == "items_ref:1,items_svc:0,items_ukey:1")
         // Every row re-sealed in format 4: a secret part each (also for bob, who has no secret), no date apart.
-        #expect(RawDB(db).integer("SELECT count(secret) FROM items") == 8 && RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
+        // (the room of a date in each: no date apart.)
+        #expect(RawDB(db).integer("SELECT count(secret) FROM items") == 8 && RawDB(db).integer("SELECT count(mdat) FROM items") == 8)
+        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE \(sealedDate)") == 0)
         try expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "reopened")
         try expectTamperEvident(db, key: Data(1...32), "schema 3 fixture")
     }
@@ -132,7 +134,10 @@ struct FixtureTests {
             try Self.expectContents(store, "after writes", alice: alice)
         }
         #expect(RawDB(db).integer("PRAGMA user_version") == 5)
-        #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0, "the attribute change sealed alice's record again")
+        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE \(sealedDate)") == 0,
+                "the attribute change sealed alice's record again")
+        #expect(RawDB(db).text("SELECT group_concat(coalesce(length(mdat), 0), ',') FROM (SELECT mdat FROM items ORDER BY id)")
+                == "48,0,0,0,0,0,0,48", "alice's row and dave's keep the room of a date; the rows of schema 4 as they were")
         try expectTamperEvident(db, key: Data(1...32), "schema 4 fixture")
     }
 }
@@ -148,8 +153,10 @@ extension FixtureTests {
         #expect(Self.indexes(db) == "items_ref:1,items_svc:0,items_ukey:1")
         #expect(raw.text("SELECT group_concat(length(secret), ',') FROM (SELECT secret FROM items ORDER BY id)")
                 == "75,61,61,69,65,93,76")
-        #expect(raw.text("SELECT group_concat(coalesce(length(mdat), 0), ',') FROM (SELECT mdat FROM items ORDER BY id)")
-                == "48,0,0,0,0,0,0")
+        // Every row keeps the room of a sealed date: alice's holds her date, the others none (all zero).
+        #expect(raw.text("SELECT group_concat(length(mdat), ',') FROM (SELECT mdat FROM items ORDER BY id)")
+                == "48,48,48,48,48,48,48")
+        #expect(raw.text("SELECT group_concat(\(sealedDate), ',') FROM (SELECT mdat FROM items ORDER BY id)") == "1,0,0,0,0,0,0")
         let alice = Data("secret-alice-2".utf8)
         try Self.expectContents(try SQLiteStore(path: db, key: .keyFile(key), readOnly: true), "read-only", alice: alice)
         do {
@@ -165,6 +172,9 @@ extension FixtureTests {
     }
 }
 
+/// The SQL condition of a row whose `mdat` is a date sealed apart (not NULL, not the room of one kept by schema 5).
+let sealedDate = "mdat IS NOT NULL AND mdat != zeroblob(48)"
+
 /// Tampering with copies of the (closed) store at `path`: a flipped byte in one item's sealed secret, record
 /// or modification date, or one of them moved to another row, each break only that item (`decode` on a read
 /// of the whole item); every other item still reads with its secret.
@@ -173,7 +183,7 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
     let ids = RawDB(path).rows("SELECT id FROM items WHERE secret IS NOT NULL ORDER BY id").count
     try #require(ids >= 2 && originals.count >= 2, "\(stage): needs two items with a secret")
     let hasDates = RawDB(path).text("SELECT group_concat(name, ',') FROM pragma_table_info('items')").hasSuffix(",mdat")
-        && RawDB(path).integer("SELECT count(mdat) FROM items") >= 2
+        && RawDB(path).integer("SELECT count(*) FROM items WHERE \(sealedDate)") >= 2
     for kind in ["flip a secret byte", "move a secret", "flip a record byte", "move a record"]
         + (hasDates ? ["flip a date byte", "move a date"] : []) {
         let copy = path + ".tampered"
@@ -186,8 +196,9 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
         let raw = RawDB(copy)
         // The victim is the first item with the part, the donor the second.
         let column = kind.contains("secret") ? "secret" : kind.contains("date") ? "mdat" : "blob"
-        let victim = raw.integer("SELECT id FROM items WHERE \(column) IS NOT NULL ORDER BY id LIMIT 1")
-        let donor = raw.integer("SELECT id FROM items WHERE \(column) IS NOT NULL ORDER BY id LIMIT 1 OFFSET 1")
+        let has = column == "mdat" ? sealedDate : "\(column) IS NOT NULL"
+        let victim = raw.integer("SELECT id FROM items WHERE \(has) ORDER BY id LIMIT 1")
+        let donor = raw.integer("SELECT id FROM items WHERE \(has) ORDER BY id LIMIT 1 OFFSET 1")
         var value = try #require(raw.rows("SELECT \(column) FROM items WHERE id = \(kind.hasPrefix("move") ? donor : victim)").first?.first)
         if kind.hasPrefix("flip") { value[value.count - 5] ^= 0x40 }
         var stmt: OpaquePointer?
@@ -218,6 +229,35 @@ func expectTamperEvident(_ path: String, key: Data, _ stage: String) throws {
 
 @Suite("SQLite secret column")
 struct SecretColumnTests {
+    @Test("a change of secret alone keeps the row's size (every row keeps the room of a sealed date), so SQLite rewrites it in place: a 4 KiB secret's change writes two pages to the log, its row's page and overflow page")
+    func secretChangeInPlace() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        for i in 0..<20 {
+            try store.add(NewItem(.genericPassword, generic("svc", "a\(i)"), data: Data(repeating: UInt8(i), count: 4096)))
+        }
+        func size(_ id: Int) -> Int64 {
+            RawDB(s.db).integer("SELECT length(blob) + length(secret) + length(mdat) FROM items WHERE id = \(id)")
+        }
+        let before = size(5)
+        #expect(RawDB(s.db).integer("SELECT count(*) FROM items WHERE mdat = zeroblob(48)") == 20, "no date apart, its room kept")
+        for round in 0..<3 {
+            #expect(RawDB(s.db).integer("PRAGMA wal_checkpoint(TRUNCATE)") == 0, "round \(round): the log emptied")
+            let wal = s.db + "-wal"
+            let empty = (try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            #expect(empty == 0)
+            try store.update(ItemQuery(.genericPassword, generic("svc", "a4")),
+                             with: ItemChanges(data: Data(repeating: UInt8(100 + round), count: 4096)))
+            let written = (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
+            let frames = (written - 32) / (24 + 4096)   // WAL header, then a header and a page per frame
+            #expect(frames == 2, "round \(round): \(frames) pages written")
+            #expect(size(5) == before, "round \(round): the row kept its size")
+        }
+        #expect(try secret(store, "svc", "a4") == Data(repeating: 102, count: 4096))
+        #expect(RawDB(s.db).integer("SELECT count(*) FROM items WHERE \(sealedDate)") == 1, "the changed item's date apart")
+    }
+
     @Test("an update writes only the sealed parts that changed: attributes the record (with its date), a secret the secret part and the date apart")
     func updatesWriteOnlyChangedParts() throws {
         let s = try Scratch()
@@ -228,7 +268,7 @@ struct SecretColumnTests {
         try store.add(NewItem(.genericPassword, generic("svc", "none")))
         func column(_ name: String, _ id: Int) -> Data? { RawDB(s.db).rows("SELECT \(name) FROM items WHERE id = \(id)").first?.first }
         func parts(_ id: Int) -> (blob: Data?, secret: Data?, mdat: Data?) {
-            let dateApart = RawDB(s.db).integer("SELECT mdat IS NOT NULL FROM items WHERE id = \(id)") == 1
+            let dateApart = RawDB(s.db).integer("SELECT \(sealedDate) FROM items WHERE id = \(id)") == 1
             return (column("blob", id), column("secret", id), dateApart ? column("mdat", id) : nil)
         }
         var before = parts(1)
@@ -279,7 +319,7 @@ struct SecretColumnTests {
         try store.update(ItemQuery(.genericPassword, generic("svc", "none")), with: ItemChanges(data: Data()))
         #expect(try secret(store, "svc", "none") == Data())
         try store.update(ItemQuery(.genericPassword, generic("svc", "b")), with: ItemChanges(data: Data("three".utf8)))
-        #expect(RawDB(s.db).integer("SELECT count(mdat) FROM items") == 2, "two dates apart, for the tampering below")
+        #expect(RawDB(s.db).integer("SELECT count(*) FROM items WHERE \(sealedDate)") == 2, "two dates apart, for the tampering below")
         try expectTamperEvident(s.db, key: key, "after updates")
     }
 }

@@ -196,7 +196,7 @@ struct SQLiteStoreTests {
         #expect(indexes() == "items_ref:1,items_svc:0,items_ukey:1")
         // Every row re-sealed in format 4: a secret part each (with or without a secret), no date apart.
         #expect(RawDB(db).integer("SELECT count(secret) FROM items") == (version == 2 ? 5 : 4))
-        #expect(RawDB(db).integer("SELECT count(mdat) FROM items") == 0)
+        #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE \(sealedDate)") == 0)
         try expectContents(store, "after the upgrade")
         try store.add(NewItem(.genericPassword, generic("fixture.service", "dave"), data: Data("d".utf8)))
         let again = try SQLiteStore(path: db, key: .keyFile(key))

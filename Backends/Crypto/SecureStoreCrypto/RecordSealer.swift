@@ -279,6 +279,18 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     private static let secretADPrefix = Array("SSsec4".utf8)
     private static let dateADPrefix = Array("SSmdt4".utf8)
 
+    /// The `mdat` of a row whose modification date is inside its record, in a table whose rows keep the room
+    /// of a sealed date (SQLite schema 5; elsewhere NULL): as long as a sealed date (nonce, 8 bytes, tag), all
+    /// zero. A change of secret alone then writes its date over it and the row keeps its size, so SQLite
+    /// rewrites it in place (its overflow pages too: 8 KiB of log for a 4 KiB secret, 16 KiB when the row
+    /// grows). No sealed date is all zero (a random nonce, an authenticating tag).
+    package static let noDateApart = [UInt8](repeating: 0, count: Sodium.nonceBytes + 8 + Sodium.tagBytes)
+
+    /// Whether a row's `mdat` is ``noDateApart``.
+    static func isNoDateApart(_ mdat: UnsafeRawBufferPointer) -> Bool {
+        mdat.count == noDateApart.count && !mdat.contains { $0 != 0 }
+    }
+
     /// The class of a stored class number, nil for none.
     package static func itemClass(number: Int64) -> ItemClass? {
         switch number {
@@ -398,7 +410,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             part = opened
         }
         var modified: Date? = nil
-        if let sealedDate = row.mdat {
+        if let sealedDate = row.mdat, !Self.isNoDateApart(sealedDate) {
             let count = sealedDate.count - Sodium.nonceBytes - Sodium.tagBytes
             let date: Date? = count == 8 ? withUnsafeTemporaryAllocation(byteCount: 8, alignment: 8) { out in
                 let opened = Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, row.ref, nil) { ad in

@@ -146,17 +146,22 @@ package final class SealedTableLayout: Sendable {
     let scope: TableValue?
     let numbered: Bool
     package let columns: SealedColumns
+    /// Whether every row keeps the room of a sealed modification date (``RecordSealer/noDateApart`` where the
+    /// date is inside the record, never NULL), so that a change of secret alone rewrites a row at its size.
+    package let reservesDate: Bool
 
     /// - Parameters:
     ///   - scope: the column and value every row of this store carries (`("ns", .integer(3))`), nil for a
     ///     table that holds one store.
     ///   - numbered: `$1`-style placeholders (PostgreSQL) instead of `?` (SQLite).
     ///   - columns: the table's columns; only a ``SealedColumns/current`` layout writes.
+    ///   - reservesDate: rows keep the room of a sealed date (``reservesDate``).
     package init(items: String, meta: String, scope: (column: String, value: TableValue)?, numbered: Bool,
-                 columns: SealedColumns = .current) {
+                 columns: SealedColumns = .current, reservesDate: Bool = false) {
         self.scope = scope.map(\.value)
         self.numbered = numbered
         self.columns = columns
+        self.reservesDate = reservesDate
         let first = scope == nil ? 1 : 2
         func p(_ n: Int) -> String { numbered ? "$\(n + first - 1)" : "?" }
         // The WHERE clause of a statement whose own conditions are `conditions`.
@@ -198,6 +203,13 @@ package final class SealedTableLayout: Sendable {
         deleteKeyMeta = "DELETE FROM \(meta)" + whereClause(["k IN ('kdf', 'check')"])
         insertMeta = "INSERT INTO \(meta)(\(scopeColumn)k, v) VALUES (\(scopeParameter)\(p(1)), \(p(2)))"
         anyItem = "SELECT 1 FROM \(items)" + whereClause([]) + " LIMIT 1"
+    }
+
+    /// The `mdat` value of a row whose date sealed apart is `mdat` (nil: the date is inside its record): NULL
+    /// there, or ``RecordSealer/noDateApart`` in a table that ``reservesDate``.
+    func dateValue(_ mdat: [UInt8]?) -> TableValue {
+        if let mdat { return .blob(mdat) }
+        return reservesDate ? .blob(RecordSealer.noDateApart) : .null
     }
 
     /// `parameters` after the scope value.
@@ -516,7 +528,7 @@ package struct SealedTable {
         let row = sealer.seal(record)
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), Self.value(row.blob),
-                                                     Self.value(row.secret), Self.value(row.mdat)]))
+                                                     Self.value(row.secret), layout.dateValue(row.mdat)]))
         found?.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: true)
     }
 
@@ -534,14 +546,14 @@ package struct SealedTable {
             var values: [TableValue] = []
             if let blob = row.blob { values.append(.blob(blob)) }
             if let secret = row.secret { values.append(.blob(secret)) }
-            values.append(Self.value(row.mdat))
+            values.append(layout.dateValue(row.mdat))
             values.append(.blob(row.ref))
             changed = try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values))
         } else {
             let row = sealer.seal(record)
             changed = try executor.run(layout.updateAll, layout.bind([
                 .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), Self.value(row.blob),
-                Self.value(row.secret), Self.value(row.mdat), .blob(row.ref)]))
+                Self.value(row.secret), layout.dateValue(row.mdat), .blob(row.ref)]))
         }
         guard changed == 1 else { throw Self.vanished }
         found?.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: true)
@@ -588,7 +600,7 @@ package struct SealedTable {
             let new = newSealer.seal(record)
             try executor.run(target.updateRow, target.bind([.blob(new.ref), .blob(new.ukey), .blob(new.svc),
                                                             .blob(new.acct), Self.value(new.blob), Self.value(new.secret),
-                                                            Self.value(new.mdat), .integer(id)]))
+                                                            target.dateValue(new.mdat), .integer(id)]))
         }
     }
 }

@@ -455,9 +455,11 @@ extension SQLiteBackend {
         private(set) var version: Int64
         private(set) var layout: SealedTableLayout
 
-        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schemas 4
-        /// and 5, whose tables differ by one index).
-        static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false)
+        /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 5;
+        /// schema 4 is read with them: its tables differ by one index). Every row keeps the room of a sealed
+        /// modification date (``RecordSealer/noDateApart``), so a change of secret rewrites it in place.
+        static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
+                                              reservesDate: true)
         /// The same for a schema 3 file (no `mdat` column), which is only read.
         static let layout3 = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false, columns: .withSecret)
         /// The same for a schema 1 or 2 file (no `secret` column), which is only read.
