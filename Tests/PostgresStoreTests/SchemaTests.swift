@@ -255,6 +255,8 @@ struct PostgresSchemaTests {
             ("find by reference", l.selectByRef, "bigint, bytea", "\(ns), \(ref)", "securestore_items_ref"),
             ("find by class and service", l.selectByClassService, "bigint, bytea, bigint", "\(ns), \(svc), \(cls)", "securestore_items_svc"),
             ("find by class and account", l.selectByClassAccount, "bigint, bytea, bigint", "\(ns), \(acct), \(cls)", "securestore_items_acct"),
+            ("find by class, service and account", l.selectByClassServiceAccount, "bigint, bytea, bytea, bigint",
+             "\(ns), \(svc), \(acct), \(cls)", "any"),
             ("find by class", l.selectByClass, "bigint, bigint", "\(ns), 2", "any"),
             ("find all", l.selectAll, "bigint", ns, "securestore_items_pkey"),
             ("update", l.updateAll, "bigint, bigint, bytea, bytea, bytea, bytea, bytea, bytea, bytea",

@@ -193,7 +193,7 @@ struct SQLiteStoreTests {
                          with: ItemChanges([.comment: "upgraded"]))
         #expect(userVersion(db) == SQLiteBackend.schemaVersion)
         #expect(columns() == "id,cls,ref,ukey,svc,acct,blob,secret,mdat")
-        #expect(indexes() == "items_ref:1,items_svc:0,items_ukey:1")
+        #expect(indexes() == "items_ref:1,items_svc_acct:0,items_ukey:1")
         // Every row re-sealed in format 4: a secret part each (with or without a secret), no date apart.
         #expect(RawDB(db).integer("SELECT count(secret) FROM items") == (version == 2 ? 5 : 4))
         #expect(RawDB(db).integer("SELECT count(*) FROM items WHERE \(sealedDate)") == 0)
@@ -488,13 +488,15 @@ struct SQLiteStoreTests {
         #expect(try secret(store, "t", "a") == Data("y".utf8))
     }
 
-    @Test("every find the core makes uses an index (reference, unique key, service), but by account alone or by class alone, which read the table; every index is used: EXPLAIN QUERY PLAN")
+    @Test("every find the core makes uses an index (reference, unique key, service with account), but a generic password's by account alone and by class alone, which read the table; every index is used: EXPLAIN QUERY PLAN")
     func queryPlans() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
         let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
         for i in 0..<200 {   // enough rows that a scan and an index search differ in cost
             try store.add(NewItem(.genericPassword, generic("svc-\(i % 7)", "acct-\(i)"), data: Data("\(i)".utf8)))
+            try store.add(NewItem(.internetPassword, [.server: "host-\(i % 5).example", .account: "user-\(i)"],
+                                  data: Data("p\(i)".utf8)))
         }
         let alice = ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
                                attributes: [.service: "svc-1", .account: "alice", .accessGroup: "default",
@@ -503,28 +505,38 @@ struct SQLiteStoreTests {
         var used = Set<String>()
         func onlyIndex(_ filter: RecordFilter, _ index: String, _ what: String) throws {
             let found = try plans(filter)
-            #expect(found.count == 1 && found[0].contains("USING INDEX \(index)") && !found[0].contains("SCAN"),
+            #expect(found.count == 1 && found[0].contains("USING INDEX \(index)") && !found[0].contains("SCAN items"),
                     "\(what): \(found)")
             used.insert(index)
         }
         try onlyIndex(RecordFilter(persistentRef: .random()), "items_ref", "by reference")
         try onlyIndex(RecordFilter(itemClass: .genericPassword, uniqueKeys: [alice.uniqueKey]), "items_ukey", "by key")
         try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3", .account: "acct-3"]),
-                      "items_svc", "by service and account, not by key")
-        try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3"]), "items_svc", "by service")
-        // Finds that read the table: by account alone, by class alone.
+                      "items_svc_acct", "by service and account, not by key")
+        try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3"]), "items_svc_acct", "by service")
+        try onlyIndex(RecordFilter(itemClass: .internetPassword, equalities: [.account: "user-3"]), "items_svc_acct",
+                      "an internet password by account (no service: the default's service index)")
+        try onlyIndex(RecordFilter(itemClass: .internetPassword, equalities: [.server: "host-3.example", .account: "user-3"]),
+                      "items_svc_acct", "an internet password by server and account")
+        // Finds that read the table: a generic password by account alone, by class alone.
         for filter in [RecordFilter(itemClass: .genericPassword, equalities: [.account: "acct-3"]),
-                       RecordFilter(itemClass: .genericPassword)] {
+                       RecordFilter(itemClass: .internetPassword)] {
             let found = try plans(filter)
             #expect(found.count == 1 && found[0].contains("SCAN items"), "\(found)")
         }
         // Every index of the table is one a plan uses.
         let indexes = RawDB(s.db).rows("SELECT name FROM pragma_index_list('items')").map { String(decoding: $0[0], as: UTF8.self) }
         #expect(Set(indexes) == used, "\(indexes)")
-        // And the answers are right: each item of one service, and one by account alone.
+        // And the answers are right.
         #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "svc-3"])).count == 29)
         #expect(try store.items(matching: ItemQuery(.genericPassword, [.account: "acct-3"], returning: .data)).first?.data
                 == Data("3".utf8))
+        #expect(try store.items(matching: ItemQuery(.internetPassword, [.account: "user-3"], returning: .data)).first?.data
+                == Data("p3".utf8))
+        #expect(try store.items(matching: ItemQuery(.internetPassword, [.server: "host-3.example", .account: "user-3"],
+                                                    returning: .data)).first?.data == Data("p3".utf8))
+        #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "svc-3", .account: "acct-3"],
+                                                    synchronizableAny: true)).count == 1)
     }
 
     @Test("rekey re-encrypts everything; the old key then fails with authFailed")

@@ -94,7 +94,7 @@ struct UpgradeCrashTests {
                 #expect(columns.contains("mdat") == (schema == 4) && columns.contains("secret") == (schema >= 3)
                         && Self.indexes(path) == Self.indexes(template), "round \(round): a schema \(schema) file without schema 5 parts")
             case current:
-                #expect(columns.hasSuffix(",secret,mdat") && Self.indexes(path) == "items_ref,items_svc,items_ukey", "round \(round)")
+                #expect(columns.hasSuffix(",secret,mdat") && Self.indexes(path) == "items_ref,items_svc_acct,items_ukey", "round \(round)")
             default: Issue.record("round \(round): schema \(version) after the kill")
             }
             // An acknowledged write is there (and then the file is of the current schema).

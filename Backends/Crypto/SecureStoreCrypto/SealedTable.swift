@@ -126,6 +126,7 @@ package final class SealedTableLayout: Sendable {
     let selectByClass: String
     let selectByClassService: String
     let selectByClassAccount: String
+    let selectByClassServiceAccount: String
     let selectByKeyPrefix: String
     private let selectByFewKeys: [String]
     package let insert: String
@@ -176,6 +177,8 @@ package final class SealedTableLayout: Sendable {
         selectByClass = selected + whereClause(["cls = \(p(1))"]) + " ORDER BY id"
         selectByClassService = selected + whereClause(["svc = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
         selectByClassAccount = selected + whereClause(["acct = \(p(1))", "cls = \(p(2))"]) + " ORDER BY id"
+        selectByClassServiceAccount = selected + whereClause(["svc = \(p(1))", "acct = \(p(2))", "cls = \(p(3))"])
+            + " ORDER BY id"
         selectByKeyPrefix = selected + whereClause(["ukey IN ("])
         selectByFewKeys = (1...8).map { [selectByKeyPrefix] in
             Self.keysStatement(prefix: selectByKeyPrefix, count: $0, numbered: numbered, first: first)
@@ -378,8 +381,9 @@ package struct SealedTable {
     // MARK: Find
 
     /// The statements that find the candidates of `filter`: by reference, else by unique keys (whose blind
-    /// indexes are `keyIndexes` when the caller computed them), else by class and service, class and account,
-    /// class, else every record.
+    /// indexes are `keyIndexes` when the caller computed them), else by class with service and account,
+    /// service, or account (with the service index of every row of a class that defines no service: the
+    /// default's, so an internet password's account is found under it), else by class, else every record.
     package func plan(_ filter: RecordFilter, keyIndexes: [[UInt8]]? = nil) -> [(sql: String, parameters: [TableValue])] {
         let l = layout
         if let ref = filter.persistentRef {
@@ -395,11 +399,15 @@ package struct SealedTable {
         }
         if let cls = filter.itemClass {
             let number = TableValue.integer(RecordSealer.classNumber(cls))
+            let service = filter.equalities[.service] ?? (cls.defines(.service) ? nil : .string(""))
+            if let account = filter.equalities[.account] {
+                let accountIndex = TableValue.blob(sealer.attributeIndex(.account, account))
+                guard let service else { return [(l.selectByClassAccount, l.bind([accountIndex, number]))] }
+                return [(l.selectByClassServiceAccount,
+                         l.bind([.blob(sealer.attributeIndex(.service, service)), accountIndex, number]))]
+            }
             if let service = filter.equalities[.service] {
                 return [(l.selectByClassService, l.bind([.blob(sealer.attributeIndex(.service, service)), number]))]
-            }
-            if let account = filter.equalities[.account] {
-                return [(l.selectByClassAccount, l.bind([.blob(sealer.attributeIndex(.account, account)), number]))]
             }
             return [(l.selectByClass, l.bind([number]))]
         }

@@ -470,15 +470,17 @@ extension SQLiteBackend {
             version >= 4 ? layout : version == 3 ? layout3 : legacyLayout
         }
 
-        /// The indexes of schema 5, the three a plan uses (`SQLiteStoreTests.queryPlans`): reference and unique key,
-        /// both UNIQUE (the core checks uniqueness first; the index backs it up), and service. A find by account
-        /// alone, or by class alone, reads the table's rows in id order comparing the blind-index columns (no
-        /// decryption): every add and delete writes an entry of each index, and an account index (schemas 3 and
-        /// 4) cost every write a page for a rare query.
+        /// The indexes of schema 5, three, each one a plan uses (`SQLiteStoreTests.queryPlans`): reference and
+        /// unique key, both UNIQUE (the core checks uniqueness first; the index backs it up), and service with
+        /// account, which finds a service's items, a service and account's, and an internet password's account
+        /// (whose service column is the default's in every row). Every add and delete writes an entry in each;
+        /// schemas 3 and 4 had a service index and an account index, one page more per write. A generic password
+        /// found by account without a service reads the table's rows in id order, comparing the blind-index
+        /// columns (no decryption), as a find by class alone does.
         static let indexes = """
             CREATE UNIQUE INDEX IF NOT EXISTS items_ref ON items(ref);
             CREATE UNIQUE INDEX IF NOT EXISTS items_ukey ON items(ukey);
-            CREATE INDEX IF NOT EXISTS items_svc ON items(svc);
+            CREATE INDEX IF NOT EXISTS items_svc_acct ON items(svc, acct);
             """
 
         /// The file this connection opened, and its path: a writer checks under the write lock that the path
@@ -694,8 +696,8 @@ extension SQLiteBackend {
         /// Schema 1 to 4 to 5, inside the caller's writing transaction, all or nothing (a failure leaves the file
         /// as it was): from 1 and 2 the `secret` column (their reference and key indexes, not UNIQUE, and class
         /// index dropped); from 1 to 3 the `mdat` column and every record re-sealed in format 4 (the secret and
-        /// modification date sealed apart); from every one the account index dropped and the indexes of schema 5
-        /// made; then the version. A schema 4 file's rows stay as they are.
+        /// modification date sealed apart); from every one the service and account indexes replaced by one on
+        /// both; then the version. A schema 4 file's rows stay as they are.
         private func upgrade(from version: Int64) throws(SecureStoreError) {
             if version < 3 {
                 try db.exec("""
@@ -703,7 +705,7 @@ extension SQLiteBackend {
                     DROP INDEX IF EXISTS items_cls; DROP INDEX IF EXISTS items_ref; DROP INDEX IF EXISTS items_ukey;
                     """)
             }
-            try db.exec("DROP INDEX IF EXISTS items_acct")
+            try db.exec("DROP INDEX IF EXISTS items_svc; DROP INDEX IF EXISTS items_acct")
             if version < 4 {
                 try db.exec("ALTER TABLE items ADD COLUMN mdat BLOB")
                 try SealedTable(layout: Self.layout(version: version), executor: SQLiteExecutor(db: db), sealer: sealer,
