@@ -456,7 +456,7 @@ extension SQLiteBackend {
         private(set) var layout: SealedTableLayout
 
         /// The statements of the shared sealed-table layer on this file's `items` and `meta` tables (schema 5;
-        /// schema 4 is read with them: its tables differ by one index). Every row keeps the room of a sealed
+        /// schema 4 is read with them: its tables differ only in indexes). Every row keeps the room of a sealed
         /// modification date (``RecordSealer/noDateApart``), so a change of secret rewrites it in place.
         static let layout = SealedTableLayout(items: "items", meta: "meta", scope: nil, numbered: false,
                                               reservesDate: true)
