@@ -397,7 +397,10 @@ public struct RecordFilter: Sendable, Hashable {
 
     /// The uniqueness probe for `record`: its class and key, and the record itself (``uniquenessOf``).
     init(uniquenessOf record: ItemRecord) {
-        self.init(itemClass: record.itemClass, uniqueKeys: [record.uniqueKey])
+        itemClass = record.itemClass
+        persistentRef = nil
+        uniqueKeys = [record.uniqueKey]
+        equalities = [:]
         uniquenessOf = record
     }
 }

@@ -306,4 +306,54 @@ struct PostgresSchemaTests {
             "SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '\(schema)' AND tablename = 'securestore_items'"]))
         #expect(indexes == used.sorted().joined(separator: ","), "every index of the items is one a plan uses")
     }
+
+    @Test("stored rows are read in place in libpq's result as strictly as through row values: the same columns, the same errors for a row of another shape")
+    func recordRowsInPlace() throws {
+        let store = try Server.store(namespace: Server.freshNamespace("rows"), key: randomKey())
+        let backend = store.backend
+        struct Read: Equatable {
+            var id: Int64, cls: Int64, ref: [UInt8], ukey: [UInt8], blob: [UInt8], secret: [UInt8]?, mdat: [UInt8]?
+        }
+        func read(_ columns: String, inPlace: Bool) -> Result<[Read], SecureStoreError> {
+            Result { () throws(SecureStoreError) -> [Read] in
+                var rows: [Read] = []
+                try backend.forEachRecordRowForTesting("SELECT \(columns)", inPlace: inPlace) { row in
+                    rows.append(Read(id: row.id, cls: row.cls, ref: Array(row.ref), ukey: Array(row.ukey), blob: Array(row.blob),
+                                     secret: row.secret.map { Array($0) }, mdat: row.mdat.map { Array($0) }))
+                }
+                return rows
+            }
+        }
+        let b = "'\\x0102'::bytea"
+        let cases: [(columns: String, expected: Result<[Read], SecureStoreError>?)] = [
+            ("7::bigint, 1::bigint, \(b), '\\x03'::bytea, ''::bytea, NULL::bytea, '\\x04'::bytea",
+             .success([Read(id: 7, cls: 1, ref: [1, 2], ukey: [3], blob: [], secret: nil, mdat: [4])])),
+            ("(-2)::int2, 5::int4, \(b), \(b), \(b), \(b), NULL::bytea",
+             .success([Read(id: -2, cls: 5, ref: [1, 2], ukey: [1, 2], blob: [1, 2], secret: [1, 2], mdat: nil)])),
+            ("* FROM (SELECT 1::bigint, 1::bigint, \(b), \(b), \(b), NULL::bytea, NULL::bytea) t WHERE false", .success([])),
+            // Damage: the row's shape, or a secret or date that is not bytes.
+            ("7::bigint, 1::bigint, 'text'::text, \(b), \(b), NULL::bytea, NULL::bytea", nil),
+            ("7::bigint, 1::bigint, NULL::bytea, \(b), \(b), NULL::bytea, NULL::bytea", nil),
+            ("NULL::bigint, 1::bigint, \(b), \(b), \(b), NULL::bytea, NULL::bytea", nil),
+            ("7::bigint, 1::bigint, \(b), \(b), \(b), NULL::bytea", nil),
+            ("7::bigint, 1::bigint, \(b), \(b), \(b), 'x'::text, NULL::bytea", nil),
+            ("7::bigint, 1::bigint, \(b), \(b), \(b), NULL::bytea, 'x'::text", nil),
+        ]
+        for (columns, expected) in cases {
+            let inPlace = read(columns, inPlace: true), throughValues = read(columns, inPlace: false)
+            switch (inPlace, throughValues) {
+            case (.success(let a), .success(let b)):
+                #expect(a == b, "\(columns)")
+                if case .success(let rows)? = expected { #expect(a == rows, "\(columns)") } else { Issue.record("\(columns): read as \(a)") }
+            case (.failure(let a), .failure(let b)):
+                #expect(expected == nil, "\(columns): \(a)")
+                #expect(a.code == .decode && a.code == b.code && a.message == b.message, "\(columns): \(a) / \(b)")
+            default:
+                Issue.record("\(columns): in place \(inPlace), through values \(throughValues)")
+            }
+        }
+        // The store still works on the same connections afterwards.
+        try store.add(NewItem(.genericPassword, generic("rows", "a"), data: Data("one".utf8)), returning: [])
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("rows", "a"), returning: .data))?.data == Data("one".utf8))
+    }
 }

@@ -96,12 +96,10 @@ struct FixtureTests {
         let s = try Scratch()
         defer { s.cleanUp() }
         let (db, key) = try Self.copyFixture("v4", into: s)
-        // The bytes FORMAT.md gives: a secret part of secret ‖ ref (16) ‖ u32 length ‖ flag, sealed (+40), for
-        // every item; one date apart (8 bytes, sealed), alice's, after her change of secret.
+        // One date apart (8 bytes, sealed), alice's, after her change of secret.
         let raw = RawDB(db)
         #expect(raw.integer("PRAGMA user_version") == 4)
-        #expect(raw.text("SELECT group_concat(length(secret), ',') FROM (SELECT secret FROM items ORDER BY id)")
-                == "75,61,61,69,65,93,76")
+        Self.expectSecretParts(raw)
         #expect(raw.text("SELECT group_concat(coalesce(length(mdat), 0), ',') FROM (SELECT mdat FROM items ORDER BY id)")
                 == "48,0,0,0,0,0,0")
         #expect(Self.indexes(db) == "items_acct:0,items_ref:1,items_svc:0,items_ukey:1")
@@ -143,6 +141,13 @@ struct FixtureTests {
 }
 
 extension FixtureTests {
+    /// The bytes FORMAT.md gives for the v4 and v5 fixtures' items: a secret part of secret ‖ ref (16) ‖ u32
+    /// length ‖ flag, sealed (+40), for every item.
+    static func expectSecretParts(_ raw: RawDB) {
+        #expect(raw.text("SELECT group_concat(length(secret), ',') FROM (SELECT secret FROM items ORDER BY id)")
+                == "75,61,61,69,65,93,76")
+    }
+
     @Test("the committed schema 5 store (the items of the schema 4 one) reads as written, has the three indexes FORMAT.md gives, takes writes as schema 5, and stays tamper-evident")
     func schema5Fixture() throws {
         let s = try Scratch()
@@ -151,8 +156,7 @@ extension FixtureTests {
         let raw = RawDB(db)
         #expect(raw.integer("PRAGMA user_version") == SQLiteBackend.schemaVersion)
         #expect(Self.indexes(db) == "items_ref:1,items_svc_acct:0,items_ukey:1")
-        #expect(raw.text("SELECT group_concat(length(secret), ',') FROM (SELECT secret FROM items ORDER BY id)")
-                == "75,61,61,69,65,93,76")
+        Self.expectSecretParts(raw)
         // Every row keeps the room of a sealed date: alice's holds her date, the others none (all zero).
         #expect(raw.text("SELECT group_concat(length(mdat), ',') FROM (SELECT mdat FROM items ORDER BY id)")
                 == "48,48,48,48,48,48,48")

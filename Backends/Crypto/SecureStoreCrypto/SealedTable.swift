@@ -59,7 +59,7 @@ package struct RowColumns {
     }
 
     /// Lends the columns of a row given as values; `decode` when it does not have the shape of a stored row.
-    static func with(_ row: [TableValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
+    package static func with(_ row: [TableValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
         throws(SecureStoreError) {
         guard row.count == 7, case .integer(let id) = row[0], case .integer(let cls) = row[1],
               case .blob(let ref) = row[2], case .blob(let ukey) = row[3], case .blob(let blob) = row[4]
@@ -399,14 +399,17 @@ package struct SealedTable {
         }
         if let cls = filter.itemClass {
             let number = TableValue.integer(RecordSealer.classNumber(cls))
-            let service = filter.equalities[.service] ?? (cls.defines(.service) ? nil : .string(""))
+            let service = filter.equalities[.service]
             if let account = filter.equalities[.account] {
                 let accountIndex = TableValue.blob(sealer.attributeIndex(.account, account))
-                guard let service else { return [(l.selectByClassAccount, l.bind([accountIndex, number]))] }
+                // A class without a service (internet passwords): its rows all hold the default's index.
+                guard let service = service ?? (cls.defines(.service) ? nil : .string("")) else {
+                    return [(l.selectByClassAccount, l.bind([accountIndex, number]))]
+                }
                 return [(l.selectByClassServiceAccount,
                          l.bind([.blob(sealer.attributeIndex(.service, service)), accountIndex, number]))]
             }
-            if let service = filter.equalities[.service] {
+            if let service {
                 return [(l.selectByClassService, l.bind([.blob(sealer.attributeIndex(.service, service)), number]))]
             }
             return [(l.selectByClass, l.bind([number]))]

@@ -165,6 +165,17 @@ public final class PostgresBackend: StorageBackend {
     /// (tests count a call's round trips with it).
     package var roundTripsForTesting: Int { pool.idleRoundTrips }
 
+    /// The stored-row reader on a statement of a test's own (rows of other shapes than the layout's): in
+    /// place in libpq's result, as a lookup reads them, or (`inPlace` false) through row values, as a
+    /// statement sent in a pipeline is read.
+    package func forEachRecordRowForTesting(_ sql: String, inPlace: Bool,
+                                            _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        try run(writing: false) { (executor, _) throws(SecureStoreError) in
+            if inPlace { return try executor.forEachRecordRow(sql, [], body) }
+            for row in try executor.rows(sql, []) { try RowColumns.with(row, body) }
+        }
+    }
+
     // MARK: Transactions
 
     public func withTransaction<T>(writing: Bool, _ body: (inout Transaction) throws(SecureStoreError) -> T)
@@ -691,6 +702,28 @@ struct PostgresExecutor: SealedTableExecutor {
         + "ON CONFLICT (ns, ukey) DO NOTHING RETURNING id"
 
     func rows(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> [[TableValue]] {
+        guard try speculate(sql, parameters) else { return [] }
+        return try send(sql, parameters).rows
+    }
+
+    /// A statement sent on its own (every reader's, and a writer's once its transaction is open) leaves its
+    /// rows in libpq's result and lends them from there; one that travels with others in a pipeline is read
+    /// through ``rows(_:_:)``.
+    func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
+                          _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        guard try speculate(sql, parameters) else { return }
+        guard held.opening == nil, held.steps.isEmpty else {
+            for row in try send(sql, parameters).rows { try RowColumns.with(row, body) }
+            return
+        }
+        let params = parameters.map(Self.parameter)
+        let found = try trip { () throws(SecureStoreError) in try connection.recordRows(sql, params) }
+        try found.forEach(body)   // after the trip: a row that does not decode is not a failed round trip
+    }
+
+    /// Whether a speculative call sends `sql` (false: a writer's find by one unique key, answered "nothing"
+    /// without asking); throws when the call needs a transaction.
+    private func speculate(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Bool {
         if let speculation {
             switch held.stage {
             case .start where !speculation.writing:
@@ -700,12 +733,12 @@ struct PostgresExecutor: SealedTableExecutor {
             case .start where speculation.writing && parameters.count == 2 && sql == speculation.layout.selectByKeys(1):
                 guard case .blob(let key) = parameters[1] else { throw transactionNeeded() }
                 held.stage = .found(key)
-                return []
+                return false
             default:
                 throw transactionNeeded()
             }
         }
-        return try send(sql, parameters).rows
+        return true
     }
 
     func run(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> Int {

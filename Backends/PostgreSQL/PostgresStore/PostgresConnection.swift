@@ -20,6 +20,40 @@ struct PGRows {
     var affected: Int
 }
 
+/// The stored rows (`id, cls, ref, ukey, blob, secret, mdat`) of one statement's result, kept in libpq's
+/// memory until this object goes: ``forEach(_:)`` lends each row's columns in place, as the SQLite backend
+/// lends its statement's, so a lookup copies no column and builds no row arrays. The columns are read as
+/// ``PGRows`` reads them; a row of another shape is damage (`RowColumns.with` gives the same errors).
+final class PGRecordRows {
+    private let result: OpaquePointer?
+
+    fileprivate init(_ result: OpaquePointer?) { self.result = result }
+
+    deinit { if let result { PQclear(result) } }
+
+    func forEach(_ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
+        guard let result, PQresultStatus(result) == PGRES_TUPLES_OK else { return }
+        let count = Int(PQntuples(result))
+        guard count > 0 else { return }
+        typealias Connection = PostgresConnection
+        guard PQnfields(result) == 7 else { throw RowColumns.damagedRow }
+        let kinds = (0..<7).map { Connection.ColumnKind(result, $0) }
+        guard kinds[0] == .integer, kinds[1] == .integer, kinds[2] == .bytes, kinds[3] == .bytes, kinds[4] == .bytes
+        else { throw RowColumns.damagedRow }
+        for r in 0..<count {
+            guard let idBytes = Connection.value(result, r, 0), let clsBytes = Connection.value(result, r, 1),
+                  let ref = Connection.value(result, r, 2), let ukey = Connection.value(result, r, 3),
+                  let blob = Connection.value(result, r, 4)
+            else { throw RowColumns.damagedRow }
+            let id = try Connection.integer(idBytes), cls = try Connection.integer(clsBytes)
+            let secret = Connection.value(result, r, 5), mdat = Connection.value(result, r, 6)
+            if secret != nil, kinds[5] != .bytes { throw RowColumns.damagedSecret(id) }
+            if mdat != nil, kinds[6] != .bytes { throw RowColumns.damagedSecret(id) }
+            try body(RowColumns(id: id, cls: cls, ref: ref, ukey: ukey, blob: blob, secret: secret, mdat: mdat))
+        }
+    }
+}
+
 /// One libpq connection. This is the only file of the package that calls libpq.
 ///
 /// Every statement with values is sent with parameters (never spliced into SQL), prepared once per
@@ -564,6 +598,21 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
     /// Runs one statement with `params` bound as `$1`, `$2`, … (prepared on first use on this connection).
     @discardableResult
     func query(_ sql: String, _ params: [PGValue] = []) throws(SecureStoreError) -> PGRows {
+        let result = try execute(sql, params)
+        defer { if let result { PQclear(result) } }
+        guard let result else { return PGRows(rows: [], affected: 0) }
+        return try Self.rows(result)
+    }
+
+    /// ``query(_:_:)`` for a statement that returns stored rows (`id, cls, ref, ukey, blob, secret, mdat`): the
+    /// rows stay in libpq's result, lent to the caller column by column (``PGRecordRows``), none copied.
+    func recordRows(_ sql: String, _ params: [PGValue]) throws(SecureStoreError) -> PGRecordRows {
+        PGRecordRows(try execute(sql, params))
+    }
+
+    /// Sends `sql` (prepared on its first use on this connection) with `params`; its successful result, which
+    /// the caller clears.
+    private func execute(_ sql: String, _ params: [PGValue]) throws(SecureStoreError) -> OpaquePointer? {
         let name: String
         if let known = preparedName(sql) {
             name = known
@@ -579,10 +628,13 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
             prepared[sql] = name
         }
         let result = try roundTrip(.statement) { sendPrepared(name, params) }
-        defer { if let result { PQclear(result) } }
-        try check(result)
-        guard let result else { return PGRows(rows: [], affected: 0) }
-        return try Self.rows(result)
+        do throws(SecureStoreError) {
+            try check(result)
+        } catch {
+            if let result { PQclear(result) }
+            throw error
+        }
+        return result
     }
 
     /// Queues the prepared statement `name` with `params` in binary (libpq copies them before returning).
@@ -863,41 +915,55 @@ final class PostgresConnection: @unchecked Sendable {   // used by one caller at
         var rows: [[TableValue]] = []
         guard count > 0 else { return PGRows(rows: rows, affected: 0) }
         rows.reserveCapacity(count)
-        // A column's type, once per result: 0 integer, 1 boolean, 2 text, 3 bytes.
-        let kinds = (0..<fields).map { (c: Int) -> UInt8 in
-            switch PQftype(result, Int32(c)) {
-            case 20, 23, 21: 0   // int8, int4, int2: big-endian
-            case 16: 1
-            case 25, 1043, 19, 18: 2
-            default: 3
-            }
-        }
+        let kinds = (0..<fields).map { ColumnKind(result, $0) }
         for r in 0..<count {
             var row: [TableValue] = []
             row.reserveCapacity(fields)
             for c in 0..<fields {
-                let (r32, c32) = (Int32(r), Int32(c))
-                if PQgetisnull(result, r32, c32) != 0 { row.append(.null); continue }
-                // The value in the result's own memory (valid until PQclear), read in place.
-                let start = PQgetvalue(result, r32, c32).map { UnsafeRawPointer($0) }
-                let length = start == nil ? 0 : Int(PQgetlength(result, r32, c32))
-                let bytes = UnsafeRawBufferPointer(start: start, count: length)
+                guard let bytes = value(result, r, c) else { row.append(.null); continue }
                 switch kinds[c] {
-                case 0:
-                    guard length == 2 || length == 4 || length == 8 else {
-                        throw SecureStoreError(.decode, "PostgreSQL returned a malformed integer.")
-                    }
-                    var n = bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                    if length < 8, bytes[0] & 0x80 != 0 { n -= Int64(1) << (length * 8) }
-                    row.append(.integer(n))
-                case 1: row.append(.integer(length > 0 && bytes[0] == 1 ? 1 : 0))
-                case 2: row.append(.text(String(decoding: bytes, as: UTF8.self)))
-                default: row.append(.blob([UInt8](bytes)))
+                case .integer: row.append(.integer(try integer(bytes)))
+                case .boolean: row.append(.integer(bytes.first == 1 ? 1 : 0))
+                case .text: row.append(.text(String(decoding: bytes, as: UTF8.self)))
+                case .bytes: row.append(.blob([UInt8](bytes)))
                 }
             }
             rows.append(row)
         }
         return PGRows(rows: rows, affected: count)
+    }
+
+    /// How a result column's values are read, by its type: integers of every width as integers, booleans as
+    /// 0 or 1, text types as text, any other type as bytes.
+    fileprivate enum ColumnKind {
+        case integer, boolean, text, bytes
+
+        init(_ result: OpaquePointer, _ column: Int) {
+            switch PQftype(result, Int32(column)) {
+            case 20, 23, 21: self = .integer   // int8, int4, int2: big-endian
+            case 16: self = .boolean
+            case 25, 1043, 19, 18: self = .text
+            default: self = .bytes
+            }
+        }
+    }
+
+    /// A value in the result's own memory (valid until PQclear), read in place; nil for NULL.
+    fileprivate static func value(_ result: OpaquePointer, _ row: Int, _ column: Int) -> UnsafeRawBufferPointer? {
+        let (r, c) = (Int32(row), Int32(column))
+        if PQgetisnull(result, r, c) != 0 { return nil }
+        let start = PQgetvalue(result, r, c).map { UnsafeRawPointer($0) }
+        return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(PQgetlength(result, r, c)))
+    }
+
+    /// A big-endian integer of 2, 4 or 8 bytes.
+    fileprivate static func integer(_ bytes: UnsafeRawBufferPointer) throws(SecureStoreError) -> Int64 {
+        guard bytes.count == 2 || bytes.count == 4 || bytes.count == 8 else {
+            throw SecureStoreError(.decode, "PostgreSQL returned a malformed integer.")
+        }
+        var n = bytes.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        if bytes.count < 8, bytes[0] & 0x80 != 0 { n -= Int64(1) << (bytes.count * 8) }
+        return n
     }
 
     // MARK: Errors
