@@ -22,8 +22,9 @@ struct PGRows {
 
 /// The stored rows (`id, cls, ref, ukey, blob, secret, mdat`) of one statement's result, kept in libpq's
 /// memory until this object goes: ``forEach(_:)`` lends each row's columns in place, as the SQLite backend
-/// lends its statement's, so a lookup copies no column and builds no row arrays. The columns are read as
-/// ``PGRows`` reads them; a row of another shape is damage (`RowColumns.with` gives the same errors).
+/// lends its statement's, so a lookup copies no column and builds no row arrays. Column types are told apart
+/// by the kinds ``PGRows`` uses, and only integers stand for `id` and `cls`; a row of another shape is damage,
+/// with the errors `RowColumns.with` gives for the same row read through values.
 final class PGRecordRows {
     private let result: OpaquePointer?
 
