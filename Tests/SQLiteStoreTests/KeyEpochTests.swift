@@ -57,6 +57,39 @@ struct KeyEpochTests {
         #expect(oldKey?.code == .authFailed)
     }
 
+    @Test("a writer reads the stored key epoch again only after another connection committed: its own writes and reads don't make it; another object's write does (and lands); a failed write does; another object's rekey does, and the write fails authFailed")
+    func epochReadOnlyAfterOthersCommit() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let key = randomKey()
+        let store = try SQLiteStore(path: s.db, key: .raw(key))
+        func item(_ account: String) -> NewItem { NewItem(.genericPassword, generic("svc", account), data: Data(account.utf8)) }
+        for i in 0..<5 { try store.add(item("own\(i)")) }
+        try store.update(ItemQuery(.genericPassword, generic("svc", "own0")), with: ItemChanges(data: Data("u".utf8)))
+        try store.delete(ItemQuery(.genericPassword, generic("svc", "own1")))
+        #expect(try secret(store, "svc", "own2") == Data("own2".utf8))
+        #expect(store.backend.epochReadsForTesting == 1, "seven writes of its own: the first reads the epoch")
+
+        let other = try SQLiteStore(path: s.db, key: .raw(key))
+        try other.add(item("other"))
+        try store.add(item("after-other"))
+        try store.add(item("after-other-2"))
+        #expect(store.backend.epochReadsForTesting == 2, "another object's commit: the next write reads it, once")
+
+        #expect(failure { () throws(SecureStoreError) in try store.add(item("own3")) }?.code == .duplicateItem)
+        try store.add(item("after-failure"))
+        #expect(store.backend.epochReadsForTesting == 3, "a rolled-back write: the next one reads it again")
+
+        try other.rekey(to: .raw(randomKey()))
+        let stale = failure { () throws(SecureStoreError) in try store.add(item("after-rekey")) }
+        #expect(stale?.code == .authFailed, "\(String(describing: stale))")
+        #expect(store.backend.epochReadsForTesting == 4)
+        let accounts = try other.items(matching: ItemQuery(.genericPassword, limit: .all, returning: .attributes))
+            .compactMap { $0.attributes?[.account]?.text }
+        #expect(!accounts.contains("after-rekey"))
+        #expect(accounts.count == 8)
+    }
+
     @Test("six processes adding while the store is re-keyed by this process: every acknowledged add is readable with the new key")
     func rekeyUnderLoadLibrary() throws {
         let s = try Scratch()

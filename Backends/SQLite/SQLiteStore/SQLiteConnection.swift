@@ -187,6 +187,15 @@ final class SQLiteConnection {
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(db)) }
 
+    /// The main database's data version (`SQLITE_FCNTL_DATA_VERSION`, a plain read of the pager's counter):
+    /// it changes with every commit to the file, this connection's own at its commit and any other
+    /// connection's or process's when this one next starts a transaction; nil when SQLite cannot tell.
+    var dataVersion: UInt32? {
+        var version: UInt32 = 0
+        guard sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK else { return nil }
+        return version
+    }
+
     private func prepared(_ sql: String) throws(SecureStoreError) -> OpaquePointer {
         let length = sql.utf8.count   // O(1) for native strings: other statements are passed over by length
         for entry in recent where entry.sql.utf8.count == length && entry.sql == sql { return entry.stmt }
