@@ -317,35 +317,41 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         let cls = Self.classNumber(record.itemClass)
         let ref = record.persistentRef.withUnsafeBytes { index.index(domain: 1, $0) }
         let ukey = uniqueKeyIndex(record.uniqueKey)
-        let clsByte = UInt8(truncatingIfNeeded: cls)
         let (blob, secret, mdat) = ref.withUnsafeBytes { refBytes in
-            ukey.withUnsafeBytes { ukeyBytes in
-                let blob = parts.contains(.record) ? Self.withAssociatedData(
-                    prefix: Self.rowADPrefix, cls: clsByte, refBytes, ukeyBytes) { ad in
-                    let fields = RecordCodec.Fields(record)
-                    return Sodium.seal(count: fields.count, ad: ad, key: encryption) { fields.write(into: $0) }
-                } : nil
-                let secret = parts.contains(.secret) ? Self.withAssociatedData(
-                    prefix: Self.secretADPrefix, cls: clsByte, refBytes, ukeyBytes) { ad in
-                    Sodium.seal(count: RecordCodec.secretCount(record), ad: ad, key: encryption) {
-                        RecordCodec.writeSecret(record, into: $0)
-                    }
-                } : nil
-                let mdat = parts.contains(.record) ? nil : RecordCodec.modificationDate(of: record).map { date in
-                    Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, refBytes, nil) { ad in
-                        RecordCodec.encodeDate(date).withUnsafeBytes { plain in
-                            Sodium.seal(count: plain.count, ad: ad, key: encryption) { $0.copyMemory(from: plain) }
-                        }
-                    }
-                }
-                return (blob, secret, mdat)
-            }
+            ukey.withUnsafeBytes { ukeyBytes in sealParts(record, parts, ref: refBytes, ukey: ukeyBytes) }
         }
         let whole = parts == .all
         return SealedRecord(cls: cls, ref: ref, ukey: ukey,
                             svc: whole ? attributeIndex(.service, record[.service]) : [],
                             acct: whole ? attributeIndex(.account, record[.account]) : [],
                             blob: blob, secret: secret, mdat: mdat)
+    }
+
+    /// The `parts` of `record` (and its `mdat`, as ``seal(_:parts:)`` gives it) for the row whose reference
+    /// and unique-key indexes are `ref` and `ukey`: a replace passes those of the row it found (which the row's
+    /// sealed record authenticated) instead of computing both keyed hashes again.
+    package func sealParts(_ record: ItemRecord, _ parts: SealedParts, ref: UnsafeRawBufferPointer,
+                           ukey: UnsafeRawBufferPointer) -> (blob: [UInt8]?, secret: [UInt8]?, mdat: [UInt8]?) {
+        let clsByte = UInt8(truncatingIfNeeded: Self.classNumber(record.itemClass))
+        let blob = parts.contains(.record) ? Self.withAssociatedData(
+            prefix: Self.rowADPrefix, cls: clsByte, ref, ukey) { ad in
+            let fields = RecordCodec.Fields(record)
+            return Sodium.seal(count: fields.count, ad: ad, key: encryption) { fields.write(into: $0) }
+        } : nil
+        let secret = parts.contains(.secret) ? Self.withAssociatedData(
+            prefix: Self.secretADPrefix, cls: clsByte, ref, ukey) { ad in
+            Sodium.seal(count: RecordCodec.secretCount(record), ad: ad, key: encryption) {
+                RecordCodec.writeSecret(record, into: $0)
+            }
+        } : nil
+        let mdat = parts.contains(.record) ? nil : RecordCodec.modificationDate(of: record).map { date in
+            Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, ref, nil) { ad in
+                RecordCodec.encodeDate(date).withUnsafeBytes { plain in
+                    Sodium.seal(count: plain.count, ad: ad, key: encryption) { $0.copyMemory(from: plain) }
+                }
+            }
+        }
+        return (blob, secret, mdat)
     }
 
     /// Test hook: the row an older store held for `record`, so tests can build old stores of any size to

@@ -132,10 +132,13 @@ package final class SealedTableLayout: Sendable {
     package let insert: String
     /// Every column a replace may change.
     let updateAll: String
-    /// A replace that keeps class and indexes: the modification date, and the record and secret parts in
-    /// the index's set (``SealedParts/rawValue``: 0 none, 1 record, 2 secret, 3 both).
+    /// A replace that keeps class and indexes, of the row with the given id (found in this transaction): the
+    /// modification date, and the record and secret parts in the index's set (``SealedParts/rawValue``: 0 none,
+    /// 1 record, 2 secret, 3 both).
     let updateParts: [String]
     let deleteByRef: String
+    /// A remove of a row found in this transaction, by its id (no index of the reference to search).
+    let deleteById: String
     let deleteByClass: String
     let deleteEverything: String
     let updateRow: String
@@ -194,9 +197,10 @@ package final class SealedTableLayout: Sendable {
             if parts & 1 != 0 { set.append("blob = \(p(set.count + 1))") }
             if parts & 2 != 0 { set.append("secret = \(p(set.count + 1))") }
             set.append("mdat = \(p(set.count + 1))")
-            return "UPDATE \(items) SET " + set.joined(separator: ", ") + whereClause(["ref = \(p(set.count + 1))"])
+            return "UPDATE \(items) SET " + set.joined(separator: ", ") + whereClause(["id = \(p(set.count + 1))"])
         }
         deleteByRef = "DELETE FROM \(items)" + whereClause(["ref = \(p(1))"])
+        deleteById = "DELETE FROM \(items)" + whereClause(["id = \(p(1))"])
         deleteByClass = "DELETE FROM \(items)" + whereClause(["cls = \(p(1))"])
         deleteEverything = "DELETE FROM \(items)" + whereClause([])
         updateRow = "UPDATE \(items) SET ref = \(p(1)), ukey = \(p(2)), svc = \(p(3)), acct = \(p(4)), blob = \(p(5)), "
@@ -319,12 +323,12 @@ package struct SealedTable {
     /// finds nothing, or a row the key cannot open, checks it: after a rekey by someone else the answer is
     /// `authFailed`, not "not found" or "damaged".
     package let epochChecked: Bool
-    /// The records this transaction found or wrote, by reference, when the table keeps them (a writing
-    /// transaction): a replace writes only the parts of a format 4 row that changed (a change of secret leaves
-    /// the sealed record as it is, a change of attributes the sealed secret), and compares its blind-index
-    /// inputs with the found record's instead of writing the index columns again (SQLite rewrites the entry of
-    /// every index whose column is in a `SET` list, even for the same value; PostgreSQL can then update the row
-    /// without touching an index).
+    /// The records this transaction found, with their rows' ids and indexes, by reference, when the table
+    /// keeps them (a writing transaction): a replace writes only the parts of a format 4 row that changed (a
+    /// change of secret leaves the sealed record as it is, a change of attributes the sealed secret), to the
+    /// row by its id, and compares its blind-index inputs with the found record's instead of writing the index
+    /// columns again (SQLite rewrites the entry of every index whose column is in a `SET` list, even for the
+    /// same value; PostgreSQL can then update the row without touching an index); a remove deletes it by id.
     private let found: FoundRecords?
 
     /// - Parameter writingOnlyChangedParts: remember the records `find` returns, and leave the parts that a
@@ -339,15 +343,43 @@ package struct SealedTable {
         found = writingOnlyChangedParts ? FoundRecords() : nil
     }
 
-    /// What the table holds now for the references this transaction found (with or without their secrets)
-    /// or wrote, in format 4 rows (kept current by every write, so a second replace of one item in a
-    /// transaction compares with what the first one wrote). A row of an older format is not kept: its replace
-    /// writes every part.
+    /// What the table holds now for the references this transaction found (with or without their secrets),
+    /// in format 4 rows, kept current by every replace that keeps a row's indexes (so a second replace of one
+    /// item in a transaction compares with what the first one wrote). A row of an older format is not kept,
+    /// nor one inserted or given other indexes in this transaction: its replace writes every part.
     private final class FoundRecords {
-        /// A record as its row holds it; `secretKnown` false when it was read without its secret.
+        /// A record as its row holds it; `secretKnown` false when it was read without its secret. `id` and
+        /// `indexes` are the row's: its id, and its reference index followed by its unique-key index (both
+        /// authenticated by the sealed record that opened), so a replace neither searches the row again by
+        /// its reference index nor computes the two keyed hashes again.
         struct Known {
             let record: ItemRecord
             let secretKnown: Bool
+            let id: Int64
+            let indexes: [UInt8]
+            let refCount: Int
+
+            init(record: ItemRecord, secretKnown: Bool, row: RowColumns) {
+                (self.record, self.secretKnown, id, refCount) = (record, secretKnown, row.id, row.ref.count)
+                let (ref, ukey) = (row.ref, row.ukey)
+                indexes = [UInt8](unsafeUninitializedCapacity: ref.count + ukey.count) { buffer, count in
+                    let raw = UnsafeMutableRawBufferPointer(buffer)
+                    raw.copyMemory(from: ref)
+                    UnsafeMutableRawBufferPointer(rebasing: raw[ref.count...]).copyMemory(from: ukey)
+                    count = ref.count + ukey.count
+                }
+            }
+
+            /// The same row holding `record` now.
+            init(_ old: Known, now record: ItemRecord) {
+                (self.record, secretKnown, id, indexes, refCount) = (record, true, old.id, old.indexes, old.refCount)
+            }
+
+            /// Lends the row's reference and unique-key indexes.
+            func withIndexes<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+                indexes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<refCount]),
+                                               UnsafeRawBufferPointer(rebasing: $0[refCount...])) }
+            }
         }
         var byRef: [PersistentRef: Known] = [:]
 
@@ -468,14 +500,14 @@ package struct SealedTable {
         try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
             let opened = try decode(row, read)
             found.append(opened.record)
-            note(opened, read)
+            note(opened, read, row)
         }
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
         return found
     }
 
     /// Remembers a record found with its attributes in a format 4 row (a replace compares with it).
-    private func note(_ opened: (record: ItemRecord, current: Bool), _ read: Read) {
+    private func note(_ opened: (record: ItemRecord, current: Bool), _ read: Read, _ row: RowColumns) {
         guard let known = self.found else { return }
         let record = opened.record
         let secretKnown: Bool
@@ -485,7 +517,7 @@ package struct SealedTable {
         case .byKey: return
         }
         if opened.current {
-            known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown)
+            known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown, row: row)
         } else {
             known.byRef.removeValue(forKey: record.persistentRef)
         }
@@ -504,7 +536,7 @@ package struct SealedTable {
             try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
                 let opened = try decode(row, read)
                 found.append((row.id, opened.record))
-                note(opened, read)
+                note(opened, read, row)
             }
         }
         if found.isEmpty, !epochChecked { try requireSameEpoch() }
@@ -540,7 +572,6 @@ package struct SealedTable {
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), Self.value(row.blob),
                                                      Self.value(row.secret), layout.dateValue(row.mdat)]))
-        found?.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: true)
     }
 
     /// Replaces the record with the same reference in place (its id, so its insertion order, stays). A format
@@ -548,26 +579,29 @@ package struct SealedTable {
     /// and its `mdat` (NULL when the record is sealed again, else the new date sealed apart); any other row
     /// gets every column, in format 4.
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        let changed: Int
         if let old = found?.byRef[record.persistentRef], FoundRecords.sameIndexes(old.record, record) {
             var parts: SealedParts = []
             if !RecordCodec.sameRecordApartFromDate(old.record, record) { parts.insert(.record) }
             if !FoundRecords.sameSecret(old, record.data) { parts.insert(.secret) }
-            let row = sealer.seal(record, parts: parts)
+            let (blob, secret, mdat) = old.withIndexes { ref, ukey in sealer.sealParts(record, parts, ref: ref, ukey: ukey) }
             var values: [TableValue] = []
-            if let blob = row.blob { values.append(.blob(blob)) }
-            if let secret = row.secret { values.append(.blob(secret)) }
-            values.append(layout.dateValue(row.mdat))
-            values.append(.blob(row.ref))
-            changed = try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values))
+            if let blob { values.append(.blob(blob)) }
+            if let secret { values.append(.blob(secret)) }
+            values.append(layout.dateValue(mdat))
+            values.append(.integer(old.id))
+            guard try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values)) == 1 else {
+                throw Self.vanished
+            }
+            found?.byRef[record.persistentRef] = FoundRecords.Known(old, now: record)
         } else {
             let row = sealer.seal(record)
-            changed = try executor.run(layout.updateAll, layout.bind([
+            guard try executor.run(layout.updateAll, layout.bind([
                 .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), Self.value(row.blob),
-                Self.value(row.secret), layout.dateValue(row.mdat), .blob(row.ref)]))
+                Self.value(row.secret), layout.dateValue(row.mdat), .blob(row.ref)])) == 1
+            else { throw Self.vanished }
+            // Its indexes changed (or it was not found here): a second replace in this transaction writes it whole.
+            found?.byRef.removeValue(forKey: record.persistentRef)
         }
-        guard changed == 1 else { throw Self.vanished }
-        found?.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: true)
     }
 
     private static func value(_ bytes: [UInt8]?) -> TableValue {
@@ -580,8 +614,11 @@ package struct SealedTable {
 
     package func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {
         for ref in refs {
-            try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))]))
-            found?.byRef.removeValue(forKey: ref)
+            if let known = found?.byRef.removeValue(forKey: ref) {
+                try executor.write(layout.deleteById, layout.bind([.integer(known.id)]))
+            } else {
+                try executor.write(layout.deleteByRef, layout.bind([.blob(sealer.refIndex(ref))]))
+            }
         }
     }
 
