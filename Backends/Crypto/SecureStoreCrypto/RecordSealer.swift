@@ -453,27 +453,28 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         return plain
     }
 
-    /// A format 4 secret part, opened straight into the `Data` the record will hold: the secret's bytes come
-    /// first in the plaintext, so the trailer (reference, its length, the "has a secret" byte) is cut off
-    /// without a copy. Nil when it does not open under format 4's associated data or is not a secret part.
+    /// A format 4 secret part, opened into a temporary buffer (zeroed after) whose leading secret bytes become
+    /// the record's `Data` in one copy; the trailer (reference, its length, the "has a secret" byte) follows
+    /// them. Nil when it does not open under format 4's associated data or is not a secret part.
+    ///
+    /// Not opened into a `Data` and cut to length: Foundation's `Data` checks exclusive access to its storage
+    /// on each call (`withUnsafeMutableBytes`, the `count` setter: 15 dynamic checks), 1.9k of the 39k
+    /// instructions of a SQLite lookup, where the copy of a 32-byte secret costs a few dozen
+    /// (Benchmarks/results/2026-12-07-write-path.md).
     private func openSecret(_ sealed: UnsafeRawBufferPointer, cls: UInt8, row: RowColumns)
         -> (ref: PersistentRef, data: Data?)?
     {
         let count = sealed.count - Sodium.nonceBytes - Sodium.tagBytes
         guard count >= 5 else { return nil }
-        var data = Data(count: count)
-        let ok = data.withUnsafeMutableBytes { out in
-            Self.withAssociatedData(prefix: Self.secretADPrefix, cls: cls, row.ref, row.ukey) { ad in
-                Sodium.open(sealed, ad: ad, key: encryption, into: out)
+        return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { plain in
+            defer { Sodium.zero(plain) }
+            let ok = Self.withAssociatedData(prefix: Self.secretADPrefix, cls: cls, row.ref, row.ukey) { ad in
+                Sodium.open(sealed, ad: ad, key: encryption, into: plain)
             }
+            guard ok, let trailer = RecordCodec.decodeSecretTrailer(UnsafeRawBufferPointer(plain)) else { return nil }
+            guard trailer.present else { return (trailer.ref, nil) }
+            return (trailer.ref, Data(UnsafeRawBufferPointer(rebasing: plain[..<trailer.dataCount])))
         }
-        guard ok, let trailer = data.withUnsafeBytes({ RecordCodec.decodeSecretTrailer($0) }) else {
-            data.withUnsafeMutableBytes { Sodium.zero($0) }
-            return nil
-        }
-        guard trailer.present else { return (trailer.ref, nil) }
-        data.count = trailer.dataCount
-        return (trailer.ref, data)
     }
 
     /// A format 3 (or older) row whose record is `plain`: the record, and its secret sealed apart when `secret`.
