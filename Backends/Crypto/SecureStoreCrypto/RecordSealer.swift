@@ -458,9 +458,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// them. Nil when it does not open under format 4's associated data or is not a secret part.
     ///
     /// Not opened into a `Data` and cut to length: Foundation's `Data` checks exclusive access to its storage
-    /// on each call (`withUnsafeMutableBytes`, the `count` setter: 15 dynamic checks), 1.9k of the 39k
-    /// instructions of a SQLite lookup, where the copy of a 32-byte secret costs a few dozen
-    /// (Benchmarks/results/2026-12-07-write-path.md).
+    /// dynamically on each such call (`withUnsafeMutableBytes`, the `count` setter), and this way costs 1.3k
+    /// fewer of a SQLite lookup's 39.1k instructions (Benchmarks/results/2026-12-07-write-path.md).
     private func openSecret(_ sealed: UnsafeRawBufferPointer, cls: UInt8, row: RowColumns)
         -> (ref: PersistentRef, data: Data?)?
     {
