@@ -193,14 +193,17 @@ public struct ItemRecord: Sendable, Hashable {
         let data: Data?
         let uniqueKey: UniqueKey
 
-        init(persistentRef: PersistentRef, itemClass: ItemClass, entries: [Entry], data: Data?) {
+        /// - Parameter uniqueKey: the key of these entries when the caller knows it (an update that changes
+        ///   no key attribute), else computed from them.
+        init(persistentRef: PersistentRef, itemClass: ItemClass, entries: [Entry], data: Data?,
+             uniqueKey: UniqueKey? = nil) {
             self.persistentRef = persistentRef
             self.itemClass = itemClass
             self.entries = entries
             self.data = data
             let slots = FixedSlots(entries)
             self.slots = slots
-            uniqueKey = UniqueKey(itemClass: itemClass) { name in
+            self.uniqueKey = uniqueKey ?? UniqueKey(itemClass: itemClass) { name in
                 slots.position(of: name, in: entries).map { entries[$0].value }
             }
         }
@@ -281,18 +284,33 @@ public struct ItemRecord: Sendable, Hashable {
     /// date and `data` as its secret: what an update stores. Reference and class stay.
     package func updated(_ changes: [AttributeName: AttributeValue], modified: Date, data: Data?) -> ItemRecord {
         var entries = fields.entries
-        entries.reserveCapacity(entries.count + changes.count)
-        func set(_ name: AttributeName, _ value: AttributeValue) {
-            if let at = entries.firstIndex(where: { $0.name == name }) {
-                entries[at] = Entry(name, value)
-            } else {
-                entries.append(Entry(name, value))
-            }
+        entries.reserveCapacity(entries.count + changes.count + 1)
+        var appended = false
+        for (name, value) in changes {
+            appended = Self.set(name, value, in: &entries) || appended
         }
-        for (name, value) in changes { set(name, value) }
-        set(.modificationDate, .date(modified))
-        Self.sortByCode(&entries)
-        return ItemRecord(persistentRef: persistentRef, itemClass: itemClass, ordered: entries, data: data)
+        appended = Self.set(.modificationDate, .date(modified), in: &entries) || appended   // the date last: it wins
+        // Values replaced in place keep the order; only a new attribute needs sorting in.
+        if appended { Self.sortByCode(&entries) }
+        // The unique key follows from the class and the key's attributes: the same when no change names one.
+        let key = itemClass.uniquenessKey
+        let sameKey = !changes.keys.contains { key.contains($0) }
+        return ItemRecord(fields: Fields(persistentRef: persistentRef, itemClass: itemClass, entries: entries, data: data,
+                                         uniqueKey: sameKey ? uniqueKey : nil))
+    }
+
+    private init(fields: Fields) {
+        self.fields = fields
+    }
+
+    /// Sets `name` to `value` in `entries`, in place when present; whether it was appended instead.
+    private static func set(_ name: AttributeName, _ value: AttributeValue, in entries: inout [Entry]) -> Bool {
+        if let at = entries.firstIndex(where: { $0.name == name }) {
+            entries[at] = Entry(name, value)
+            return false
+        }
+        entries.append(Entry(name, value))
+        return true
     }
 
     /// Sorts entries into the record's order, ascending by code (the one place that says what it is).
