@@ -360,6 +360,43 @@ struct BackendBoundaryTests {
         #expect(try store.exportRecords() == [existing])
     }
 
+    @Test("several replaces of one found item in one transaction, then a delete: by its row id with its own indexes while its indexes stay (a new secret, then a label), written whole once its account changes (and again after); every step reads back, the other rows are untouched")
+    func replacesInOneTransaction() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        for name in ["a", "b", "c", "d"] { try store.add(NewItem(.genericPassword, generic("svc", name), data: Data(name.utf8))) }
+        let others = try store.exportRecords().filter { $0[.account] == "a" || $0[.account] == "c" }
+        func one(_ txn: inout SQLiteBackend.Transaction, _ account: String) throws(SecureStoreError) -> ItemRecord? {
+            try txn.find(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc", .account: .string(account)]))
+                .first { $0[.account] == .string(account) }
+        }
+        let later = Date(timeIntervalSinceNow: 60)
+        try store.backend.withTransaction(writing: true) { (txn) throws(SecureStoreError) in
+            guard let b = try one(&txn, "b") else { throw .notFound() }
+            let secret = b.updated([:], modified: later, data: Data("b1".utf8))
+            try txn.replace(secret)
+            let label = secret.updated([.label: "L"], modified: later.addingTimeInterval(1), data: secret.data)
+            try txn.replace(label)
+            #expect(try one(&txn, "b") == label, "the row written by id twice reads back as the second record")
+            let moved = label.updated([.account: "b2"], modified: later.addingTimeInterval(2), data: label.data)
+            try txn.replace(moved)
+            let again = moved.updated([:], modified: later.addingTimeInterval(3), data: Data("b3".utf8))
+            try txn.replace(again)
+            #expect(try one(&txn, "b") == nil)
+            #expect(try one(&txn, "b2") == again)
+            guard let d = try one(&txn, "d") else { throw .notFound() }
+            try txn.remove([d.persistentRef])
+            #expect(try one(&txn, "d") == nil)
+        }
+        #expect(try secret(store, "svc", "b2") == Data("b3".utf8))
+        let b2 = try #require(try store.item(matching: ItemQuery(.genericPassword, generic("svc", "b2"), returning: .attributes)))
+        #expect(b2.attributes?[.label] == "L")
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("svc", "b"))) == nil)
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("svc", "d"))) == nil)
+        #expect(try store.exportRecords().filter { $0[.account] == "a" || $0[.account] == "c" } == others)
+    }
+
     @Test("a row whose columns have the wrong types (text for a blob, a number for the secret) is decode, never a crash or a wrong item")
     func wrongColumnTypes() throws {
         let s = try Scratch()
