@@ -709,7 +709,7 @@ extension SQLiteBackend {
         /// object or process since fails here, before a row is sealed with the old key). The epoch changes only
         /// by another connection's commit, which changes the file's data version as this transaction began; when
         /// the version is the one this writer's last transaction left, nothing else committed since and the
-        /// check is not read again (−6.1k of 117.6k instructions per update, −4.6 % per add:
+        /// check is not read again (−6.9k of 117.6k instructions per update, −4.6k of 130.0k per add:
         /// Benchmarks/results/2026-12-07-write-path.md).
         private func requireSameEpoch() throws(SecureStoreError) {
             if let seen = epochSeenAt, seen == db.dataVersion { return }
