@@ -26,7 +26,7 @@ struct Options {
     static let usage = """
         usage: securestore-bench [--quick] [--json FILE] [--chart FILE.svg] [--markdown FILE.md]
                                  [--counts 1000,10000,100000] [--sizes 32,4096]
-                                 [--backends memory,secitem,sqlite,secret-service] [--ss-counts 100,1000]
+                                 [--backends memory,secitem,sqlite,secitem-sqlite,secret-service,postgres] [--ss-counts 100,1000]
                                  [--peers] [--cryptfile-count 10]
           --quick      N = 1,000 (Secret Service: 20, 50; cryptfile: 5), fewer samples (under two minutes)
           --counts     N for memory and SQLite
