@@ -134,9 +134,10 @@ extension Keychain {
                 throw .param("persistentRef",
                     "A persistent reference identifies one item by itself; remove the other attributes from the query.")
             }
+            var filter = RecordFilter(itemClass: query.itemClass, persistentRef: ref)
+            Self.setReadNeeds(&filter, operation, query.returning, keyDecides: false)
             return PreparedQuery(itemClass: query.itemClass, attributes: [:], synchronizable: nil,
-                                 groups: accessGroupSet, caseInsensitive: false, keyDecides: false,
-                                 filter: RecordFilter(itemClass: query.itemClass, persistentRef: ref))
+                                 groups: accessGroupSet, caseInsensitive: false, keyDecides: false, filter: filter)
         }
         guard let itemClass = query.itemClass else {
             throw .param("itemClass", "The query has no item class; set one (generic password, internet password, …).")
@@ -201,10 +202,23 @@ extension Keychain {
                 keyDecides = onlyKeyAttributes
             }
         }
+        Self.setReadNeeds(&filter, operation, query.returning, keyDecides: keyDecides)
         return PreparedQuery(itemClass: itemClass, attributes: attributes,
                              synchronizable: synchronizable,
                              groups: groups == configuration.accessGroups ? accessGroupSet : Set(groups),
                              caseInsensitive: query.caseInsensitive, keyDecides: keyDecides, filter: filter)
+    }
+}
+
+extension Keychain {
+    /// A read's filter (``KeychainOperation/copy``, ``KeychainOperation/copyFirst``) for what it returns: without
+    /// data when it returns none, and without attributes when it returns none and the key decides the match
+    /// (``matches(_:_:)`` then reads only the record's unique key). Writes set their own.
+    static func setReadNeeds(_ filter: inout RecordFilter, _ operation: KeychainOperation, _ returning: ReturnOptions,
+                             keyDecides: Bool) {
+        guard operation == .copy || operation == .copyFirst else { return }
+        filter.needsData = returning.contains(.data)
+        filter.needsAttributes = !keyDecides || filter.uniqueKeys == nil || returning.contains(.attributes)
     }
 }
 

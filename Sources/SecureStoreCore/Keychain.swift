@@ -58,14 +58,14 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         case .all: nil
         case .count(let n): n
         }
-        let found = Self.matching(prepared, in: try backend.findRecords(Self.readFilter(prepared, query.returning)), max: max)
+        let found = Self.matching(prepared, in: try backend.findRecords(prepared.filter), max: max)
         return found.map { Item($0, returning: query.returning) }
     }
 
     /// ``items(matching:)`` with a limit of one, without the array of results.
     public func item(matching query: ItemQuery) throws(SecureStoreError) -> Item? {
         let prepared = try prepare(query, for: .copyFirst)
-        return try backend.firstRecord(Self.readFilter(prepared, query.returning)) { Self.matches($0, prepared) }
+        return try backend.firstRecord(prepared.filter) { Self.matches($0, prepared) }
             .map { Item($0, returning: query.returning) }
     }
 
@@ -121,16 +121,6 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         return try backend.write { (txn: inout Backend.Transaction) throws(SecureStoreError) in
             try txn.removeAll(of: classes)
         }
-    }
-
-    /// The filter of a read that returns `returning`: without data when it returns none, and without
-    /// attributes when it returns none and the key decides the match (``matches(_:_:)`` then reads only the
-    /// record's unique key).
-    static func readFilter(_ prepared: PreparedQuery, _ returning: ReturnOptions) -> RecordFilter {
-        var filter = prepared.filter
-        filter.needsData = returning.contains(.data)
-        filter.needsAttributes = !prepared.keyDecides || filter.uniqueKeys == nil || returning.contains(.attributes)
-        return filter
     }
 
     static func later(than previous: AttributeValue?, now: Date) -> Date {
