@@ -252,6 +252,8 @@ struct PostgresSchemaTests {
         // the statement reads only the namespace's meta rows, a table of a few rows per namespace).
         let statements: [(name: String, sql: String, types: String, values: String, index: String)] = [
             ("lookup by unique key", l.selectByKeys(1), "bigint, bytea", "\(ns), \(ukey)", "securestore_items_ukey"),
+            ("data lookup by unique key (the secret part only)", try #require(l.selectSecretByKey), "bigint, bytea",
+             "\(ns), \(ukey)", "securestore_items_ukey"),
             ("find by reference", l.selectByRef, "bigint, bytea", "\(ns), \(ref)", "securestore_items_ref"),
             ("find by class and service", l.selectByClassService, "bigint, bytea, bigint", "\(ns), \(svc), \(cls)", "securestore_items_svc"),
             ("find by class and account", l.selectByClassAccount, "bigint, bytea, bigint", "\(ns), \(acct), \(cls)", "securestore_items_acct"),

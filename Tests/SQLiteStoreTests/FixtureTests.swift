@@ -397,7 +397,7 @@ struct BackendBoundaryTests {
         #expect(try store.exportRecords().filter { $0[.account] == "a" || $0[.account] == "c" } == others)
     }
 
-    @Test("a row whose columns have the wrong types (text for a blob, a number for the secret) is decode, never a crash or a wrong item")
+    @Test("a row whose columns have the wrong types (text for a blob, a number for the secret) is decode, never a crash or a wrong item; a data lookup by key, which does not read the record, still answers from the intact secret part")
     func wrongColumnTypes() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
@@ -406,8 +406,12 @@ struct BackendBoundaryTests {
         let raw = RawDB(s.db)
         #expect(raw.exec("UPDATE items SET blob = 'text' WHERE id = 1") == SQLITE_OK)
         #expect(raw.exec("UPDATE items SET secret = 42 WHERE id = 2") == SQLITE_OK)
+        #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", "b") }?.code == .decode)
+        #expect(try secret(store, "svc", "a") == Data("a".utf8))   // its secret part is intact and bound to its row
         for name in ["a", "b"] {
-            #expect(failure { () throws(SecureStoreError) in _ = try secret(store, "svc", name) }?.code == .decode, "\(name)")
+            #expect(failure { () throws(SecureStoreError) in
+                _ = try store.item(matching: ItemQuery(.genericPassword, generic("svc", name), returning: [.attributes, .data]))
+            }?.code == .decode, "\(name)")
         }
         #expect(try secret(store, "svc", "c") == Data("c".utf8))
     }

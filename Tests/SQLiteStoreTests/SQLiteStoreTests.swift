@@ -511,6 +511,9 @@ struct SQLiteStoreTests {
         }
         try onlyIndex(RecordFilter(persistentRef: .random()), "items_ref", "by reference")
         try onlyIndex(RecordFilter(itemClass: .genericPassword, uniqueKeys: [alice.uniqueKey]), "items_ukey", "by key")
+        var dataByKey = RecordFilter(itemClass: .genericPassword, uniqueKeys: [alice.uniqueKey])
+        dataByKey.needsAttributes = false   // a key-decided data lookup: the statement reading only the secret part
+        try onlyIndex(dataByKey, "items_ukey", "a data lookup by key")
         try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3", .account: "acct-3"]),
                       "items_svc_acct", "by service and account, not by key")
         try onlyIndex(RecordFilter(itemClass: .genericPassword, equalities: [.service: "svc-3"]), "items_svc_acct", "by service")

@@ -396,12 +396,8 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     package func openRow(_ row: RowColumns, _ read: RowRead = .whole) throws(SecureStoreError)
         -> (record: ItemRecord, current: Bool)
     {
+        if case .dataOnly(let key) = read, let record = openSecretPart(row, key: key) { return (record, true) }
         let clsByte = UInt8(truncatingIfNeeded: row.cls)
-        if case .dataOnly(let key) = read, let sealed = row.secret,
-           let part = openSecret(sealed, cls: clsByte, row: row) {
-            guard let cls = Self.itemClass(number: row.cls) else { throw Self.undecodable(row.id) }
-            return (ItemRecord(persistentRef: part.ref, itemClass: cls, foundByKey: key, data: part.data), true)
-        }
         var plain = try openRecord(row)
         defer { Sodium.zero(&plain) }
         guard RecordCodec.format(plain) == RecordCodec.version else {
@@ -434,6 +430,17 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
               Self.classNumber(record.itemClass) == row.cls, part.map({ $0.ref == record.persistentRef }) ?? true
         else { throw Self.undecodable(row.id) }
         return (record, true)
+    }
+
+    /// The record of a row found by the index of `key` (the row's `ukey`), from its format 4 secret part alone:
+    /// reference and secret, no attributes (``RowRead/dataOnly(_:)``). Nil when the part is missing or does not
+    /// open under format 4's associated data, or the class is unknown: the caller then reads the whole row,
+    /// which gives the record or the error (a row of format 3 or older, or a damaged one).
+    package func openSecretPart(_ row: RowColumns, key: UniqueKey) -> ItemRecord? {
+        guard let sealed = row.secret, let cls = Self.itemClass(number: row.cls),
+              let part = openSecret(sealed, cls: UInt8(truncatingIfNeeded: row.cls), row: row)
+        else { return nil }
+        return ItemRecord(persistentRef: part.ref, itemClass: cls, foundByKey: key, data: part.data)
     }
 
     /// The plaintext of a row's sealed record (the caller zeroes it).

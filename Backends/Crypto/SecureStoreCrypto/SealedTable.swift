@@ -129,6 +129,10 @@ package final class SealedTableLayout: Sendable {
     let selectByClassServiceAccount: String
     let selectByKeyPrefix: String
     private let selectByFewKeys: [String]
+    /// A data lookup by one unique key index (the parameter after the scope): only what opens a format 4 row's
+    /// secret part, `id, cls, ref`, the parameter itself for `ukey` (the row's, by the `WHERE`) and the secret
+    /// part, with an empty record and no date. Nil for a table of an older schema.
+    let selectSecretByKey: String?
     package let insert: String
     /// Every column a replace may change.
     let updateAll: String
@@ -186,6 +190,12 @@ package final class SealedTableLayout: Sendable {
         selectByFewKeys = (1...8).map { [selectByKeyPrefix] in
             Self.keysStatement(prefix: selectByKeyPrefix, count: $0, numbered: numbered, first: first)
         }
+        // SQLite reads `?NNN` as the same parameter each time; PostgreSQL needs the parameter's and the empty
+        // value's types.
+        let key = numbered ? "$\(first)::bytea" : "?\(first)", noRecord = numbered ? "''::bytea" : "X''"
+        selectSecretByKey = columns == .current
+            ? "SELECT id, cls, ref, \(key), \(noRecord), secret, NULL FROM \(items)" + whereClause(["ukey = \(key)"])
+            : nil
         let scopeColumn = scope.map { "\($0.column), " } ?? ""
         let scopeParameter = scope == nil ? "" : (numbered ? "$1, " : "?, ")
         insert = "INSERT INTO \(items)(\(scopeColumn)cls, ref, ukey, svc, acct, blob, secret, mdat) VALUES (\(scopeParameter)"
@@ -463,10 +473,20 @@ package struct SealedTable {
         if !filter.needsAttributes, filter.needsData, filter.persistentRef == nil, let keys = filter.uniqueKeys,
            !keys.isEmpty {
             let keys = Self.distinct(keys)
+            if keys.count == 1, let narrow = layout.selectSecretByKey {
+                let index = sealer.uniqueKeyIndex(keys[0])
+                return ([(narrow, layout.bind([.blob(index)]))], .secretPart(key: keys[0], index: index))
+            }
             let indexes = keys.map(sealer.uniqueKeyIndex)
             return (plan(filter, keyIndexes: indexes), .byKey(keys: keys, indexes: indexes))
         }
         return (plan(filter), filter.needsData ? .whole : .withoutData)
+    }
+
+    /// The statements a find of `filter` runs first (a data lookup of one key: the narrow one), for tests of
+    /// their query plans.
+    package func readStatements(_ filter: RecordFilter) -> [(sql: String, parameters: [TableValue])] {
+        readPlan(filter).statements
     }
 
     /// How the rows of one find are opened.
@@ -474,6 +494,9 @@ package struct SealedTable {
         case whole, withoutData
         /// Secret parts only; the key of a row is the one whose index it has.
         case byKey(keys: [UniqueKey], indexes: [[UInt8]])
+        /// The row of one key's index, read by ``SealedTableLayout/selectSecretByKey`` (no record, no date): its
+        /// secret part alone, else the row is read again whole (``byKey(keys:indexes:)``).
+        case secretPart(key: UniqueKey, index: [UInt8])
     }
 
     /// The records `filter` may match (a superset), in insertion order.
@@ -496,6 +519,7 @@ package struct SealedTable {
     private func find(_ statement: (sql: String, parameters: [TableValue]), _ read: Read) throws(SecureStoreError)
         -> [ItemRecord]
     {
+        if case .secretPart(let key, let index) = read { return try findSecretPart(statement, key: key, index: index) }
         var found: [ItemRecord] = []
         try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
             let opened = try decode(row, read)
@@ -506,6 +530,28 @@ package struct SealedTable {
         return found
     }
 
+    /// A data lookup of one key: the secret part of the row its index finds (the unique index: at most one),
+    /// without the record and date columns, which a key-decided lookup does not open; a row whose secret part
+    /// does not open alone (format 3 or older, or damaged) is read again whole, by the statement of a lookup of
+    /// several keys, and opened as ``RowRead/dataOnly(_:)`` does. (Outside a transaction that second statement is
+    /// a snapshot of its own: its answer is the row as it is then.)
+    private func findSecretPart(_ statement: (sql: String, parameters: [TableValue]), key: UniqueKey, index: [UInt8])
+        throws(SecureStoreError) -> [ItemRecord]
+    {
+        var found: ItemRecord? = nil, unopened = false
+        try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
+            guard found == nil, !unopened else { throw RowColumns.damagedRow }   // a unique index finds one row
+            if let record = sealer.openSecretPart(row, key: key) { found = record } else { unopened = true }
+        }
+        if let found { return [found] }
+        if unopened {
+            let whole = (layout.selectByKeys(1), layout.bind([.blob(index)]))
+            return try find(whole, .byKey(keys: [key], indexes: [index]))
+        }
+        if !epochChecked { try requireSameEpoch() }
+        return []
+    }
+
     /// Remembers a record found with its attributes in a format 4 row (a replace compares with it).
     private func note(_ opened: (record: ItemRecord, current: Bool), _ read: Read, _ row: RowColumns) {
         guard let known = self.found else { return }
@@ -514,7 +560,7 @@ package struct SealedTable {
         switch read {
         case .whole: secretKnown = true
         case .withoutData: secretKnown = false
-        case .byKey: return
+        case .byKey, .secretPart: return
         }
         if opened.current {
             known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown, row: row)
@@ -557,6 +603,8 @@ package struct SealedTable {
                     throw RowColumns.damagedRow
                 }
                 return try sealer.openRow(row, .dataOnly(keys[at]))
+            case .secretPart:
+                throw RowColumns.damagedRow   // read by findSecretPart only
             }
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.

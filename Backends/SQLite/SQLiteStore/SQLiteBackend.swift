@@ -408,7 +408,7 @@ public final class SQLiteBackend: StorageBackend {
             Result { () throws(SecureStoreError) -> [String] in
                 let table = SealedTable(layout: connection.layout, executor: SQLiteExecutor(db: connection.db),
                                         sealer: connection.sealer, epoch: connection.epoch, epochChecked: true)
-                return try table.plan(filter).map { (statement) throws(SecureStoreError) -> String in
+                return try table.readStatements(filter).map { (statement) throws(SecureStoreError) -> String in
                     try connection.db.query("EXPLAIN QUERY PLAN " + statement.sql, statement.parameters).map { row in
                         row.compactMap { if case .text(let t) = $0 { t } else { nil } }.joined(separator: " ")
                     }.joined(separator: "\n")
