@@ -473,10 +473,6 @@ package struct SealedTable {
         if !filter.needsAttributes, filter.needsData, filter.persistentRef == nil, let keys = filter.uniqueKeys,
            !keys.isEmpty {
             let keys = Self.distinct(keys)
-            if keys.count == 1, let narrow = layout.selectSecretByKey {
-                let index = sealer.uniqueKeyIndex(keys[0])
-                return ([(narrow, layout.bind([.blob(index)]))], .secretPart(key: keys[0], index: index))
-            }
             let indexes = keys.map(sealer.uniqueKeyIndex)
             return (plan(filter, keyIndexes: indexes), .byKey(keys: keys, indexes: indexes))
         }
@@ -486,7 +482,18 @@ package struct SealedTable {
     /// The statements a find of `filter` runs first (a data lookup of one key: the narrow one), for tests of
     /// their query plans.
     package func readStatements(_ filter: RecordFilter) -> [(sql: String, parameters: [TableValue])] {
-        readPlan(filter).statements
+        if let lookup = secretPartLookup(filter) {
+            return [(lookup.sql, layout.bind([.blob(sealer.uniqueKeyIndex(lookup.key))]))]
+        }
+        return readPlan(filter).statements
+    }
+
+    /// The key and statement of a data lookup of one key that returns no attributes, read by
+    /// ``findSecretPart(_:)``; nil for every other find, and in a table of an older schema.
+    private func secretPartLookup(_ filter: RecordFilter) -> (key: UniqueKey, sql: String)? {
+        guard !filter.needsAttributes, filter.needsData, filter.persistentRef == nil, let sql = layout.selectSecretByKey,
+              let keys = filter.uniqueKeys, keys.count == 1 else { return nil }
+        return (keys[0], sql)
     }
 
     /// How the rows of one find are opened.
@@ -494,13 +501,11 @@ package struct SealedTable {
         case whole, withoutData
         /// Secret parts only; the key of a row is the one whose index it has.
         case byKey(keys: [UniqueKey], indexes: [[UInt8]])
-        /// The row of one key's index, read by ``SealedTableLayout/selectSecretByKey`` (no record, no date): its
-        /// secret part alone, else the row is read again whole (``byKey(keys:indexes:)``).
-        case secretPart(key: UniqueKey, index: [UInt8])
     }
 
     /// The records `filter` may match (a superset), in insertion order.
     package func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
+        if let lookup = secretPartLookup(filter) { return try findSecretPart(lookup) }
         let (statements, read) = readPlan(filter)
         guard statements.count == 1 else { return try rows(statements, read).map(\.record) }
         return try find(statements[0], read)
@@ -510,6 +515,7 @@ package struct SealedTable {
     /// without running any: for a caller that reads outside a transaction, where one statement is its own
     /// consistent snapshot and several would not be.
     package func findInOneStatement(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord]? {
+        if let lookup = secretPartLookup(filter) { return try findSecretPart(lookup) }
         let (statements, read) = readPlan(filter)
         guard statements.count == 1 else { return nil }
         return try find(statements[0], read)
@@ -519,7 +525,6 @@ package struct SealedTable {
     private func find(_ statement: (sql: String, parameters: [TableValue]), _ read: Read) throws(SecureStoreError)
         -> [ItemRecord]
     {
-        if case .secretPart(let key, let index) = read { return try findSecretPart(statement, key: key, index: index) }
         var found: [ItemRecord] = []
         try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
             let opened = try decode(row, read)
@@ -535,11 +540,10 @@ package struct SealedTable {
     /// does not open alone (format 3 or older, or damaged) is read again whole, by the statement of a lookup of
     /// several keys, and opened as ``RowRead/dataOnly(_:)`` does. (Outside a transaction that second statement is
     /// a snapshot of its own: its answer is the row as it is then.)
-    private func findSecretPart(_ statement: (sql: String, parameters: [TableValue]), key: UniqueKey, index: [UInt8])
-        throws(SecureStoreError) -> [ItemRecord]
-    {
+    private func findSecretPart(_ lookup: (key: UniqueKey, sql: String)) throws(SecureStoreError) -> [ItemRecord] {
+        let key = lookup.key, index = sealer.uniqueKeyIndex(key)
         var found: ItemRecord? = nil, unopened = false
-        try executor.forEachRecordRow(statement.sql, statement.parameters) { (row) throws(SecureStoreError) in
+        try executor.forEachRecordRow(lookup.sql, layout.bind([.blob(index)])) { (row) throws(SecureStoreError) in
             guard found == nil, !unopened else { throw RowColumns.damagedRow }   // a unique index finds one row
             if let record = sealer.openSecretPart(row, key: key) { found = record } else { unopened = true }
         }
@@ -560,7 +564,7 @@ package struct SealedTable {
         switch read {
         case .whole: secretKnown = true
         case .withoutData: secretKnown = false
-        case .byKey, .secretPart: return
+        case .byKey: return
         }
         if opened.current {
             known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown, row: row)
@@ -603,8 +607,6 @@ package struct SealedTable {
                     throw RowColumns.damagedRow
                 }
                 return try sealer.openRow(row, .dataOnly(keys[at]))
-            case .secretPart:
-                throw RowColumns.damagedRow   // read by findSecretPart only
             }
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
