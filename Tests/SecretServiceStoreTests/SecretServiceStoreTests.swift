@@ -298,7 +298,7 @@ struct SecretServiceStoreTests {
         #expect(all.map { $0.attributes?[.account]?.text } == ["x", "y"] && all.map(\.data) == [Data("x".utf8), Data("y2".utf8)])
     }
 
-    @Test("8 processes adding the same 20 keys to one namespace: exactly one winner per key (writers serialized by a lock file)")
+    @Test("8 processes adding the same 20 keys to one namespace: exactly one winner per key (writers serialized by a lock file; one told the lock stayed busy too long tries again, as the error says)")
     func racingProcesses() throws {
         try Self.requireBus()
         let namespace = "tests-race-\(UInt64.random(in: 0...UInt64.max))"
