@@ -174,15 +174,15 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
 
     private static func bits(of names: some Sequence<AttributeName>) -> UInt64 { names.reduce(0) { $0 | $1.bit } }
 
-    static func isDefined(_ name: AttributeName, by itemClass: ItemClass) -> Bool {
-        let bits = switch itemClass {
+    static func definedBits(of itemClass: ItemClass) -> AttributeBits {
+        let raw = switch itemClass {
         case .genericPassword: genericPasswordBits
         case .internetPassword: internetPasswordBits
         case .certificate: certificateBits
         case .key: keyClassBits
         case .identity: identityBits
         }
-        return bits & name.bit != 0
+        return AttributeBits(raw: raw)
     }
 
     // Each class's key attributes but group and sync, as bits (``ItemClass/hasInKey(_:)``).
@@ -195,18 +195,18 @@ public struct AttributeName: Hashable, Sendable, CustomStringConvertible, Compar
         bits(of: key.filter { $0 != .accessGroup && $0 != .synchronizable })
     }
 
-    private static func keyBits(of itemClass: ItemClass) -> UInt64 {
-        switch itemClass {
+    static func keyBitsButGroupAndSync(of itemClass: ItemClass) -> AttributeBits {
+        let raw = switch itemClass {
         case .genericPassword: genericPasswordKeyBits
         case .internetPassword: internetPasswordKeyBits
         case .certificate, .identity: certificateKeyBits
         case .key: keyKeyBits
         }
+        return AttributeBits(raw: raw)
     }
 
-    static func isInKey(_ name: AttributeName, of itemClass: ItemClass) -> Bool { keyBits(of: itemClass) & name.bit != 0 }
-
-    static func keyCountButGroupAndSync(of itemClass: ItemClass) -> Int { keyBits(of: itemClass).nonzeroBitCount }
+    /// Whether this name's bit is in `bits`.
+    func isIn(_ bits: UInt64) -> Bool { bit & bits != 0 }
 
     static func attributes(of itemClass: ItemClass) -> Set<AttributeName> {
         switch itemClass {

@@ -41,17 +41,23 @@ public enum ItemClass: String, Sendable, Hashable, CaseIterable, Codable, Custom
     public var attributes: Set<AttributeName> { AttributeName.attributes(of: self) }
 
     /// Whether this class defines `name`: `attributes.contains(name)` without hashing.
-    public func defines(_ name: AttributeName) -> Bool { AttributeName.isDefined(name, by: self) }
+    public func defines(_ name: AttributeName) -> Bool { definedAttributes.contains(name) }
+
+    /// ``attributes`` as bits (one word, read once for a loop over many names).
+    var definedAttributes: AttributeBits { AttributeName.definedBits(of: self) }
 
     /// The attributes that together make an item unique within this class, in a fixed order.
     public var uniquenessKey: [AttributeName] { AttributeName.uniqueness(of: self) }
 
     /// Whether `name` is one of ``uniquenessKey`` other than access group and synchronizable (whose values a
     /// query may leave to the store's defaults): one AND, no hashing.
-    func hasInKey(_ name: AttributeName) -> Bool { AttributeName.isInKey(name, of: self) }
+    func hasInKey(_ name: AttributeName) -> Bool { keyAttributesButGroupAndSync.contains(name) }
+
+    /// ``uniquenessKey`` but access group and synchronizable, as bits.
+    var keyAttributesButGroupAndSync: AttributeBits { AttributeName.keyBitsButGroupAndSync(of: self) }
 
     /// How many of ``uniquenessKey`` are neither access group nor synchronizable.
-    var keyAttributeCountButGroupAndSync: Int { AttributeName.keyCountButGroupAndSync(of: self) }
+    var keyAttributeCountButGroupAndSync: Int { keyAttributesButGroupAndSync.count }
 
     /// Accessibility used when an add does not say: `ak` (WhenUnlocked), `dk` for certificates.
     public var defaultAccessibility: Accessibility {
@@ -68,4 +74,12 @@ public enum Accessibility: String, Sendable, CaseIterable, Codable {
     case whenUnlockedThisDeviceOnly = "aku"
     case afterFirstUnlockThisDeviceOnly = "cku"
     case alwaysThisDeviceOnly = "dku"
+}
+
+/// A set of attribute names as one word, a bit per name: `contains` is one AND (no hashing), on every attribute
+/// of every add, query and update.
+struct AttributeBits {
+    let raw: UInt64
+    func contains(_ name: AttributeName) -> Bool { name.isIn(raw) }
+    var count: Int { raw.nonzeroBitCount }
 }

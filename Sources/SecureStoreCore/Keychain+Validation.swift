@@ -53,16 +53,36 @@ extension Keychain {
     func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool = false)
         throws(SecureStoreError) -> [AttributeName: AttributeValue]
     {
+        var summary = AttributeSummary()
+        return try validate(attributes, for: itemClass, writing: writing, summary: &summary, summarizing: false)
+    }
+
+    /// ``validate(_:for:writing:)``, telling in the same pass what ``prepare(_:for:)`` reads of the attributes.
+    /// `summarizing` false: only the group (what the checks need).
+    @inline(__always)
+    func validate(_ attributes: [AttributeName: AttributeValue], for itemClass: ItemClass?, writing: Bool,
+                  summary: inout AttributeSummary, summarizing: Bool = true) throws(SecureStoreError) -> [AttributeName: AttributeValue]
+    {
         var normalized = attributes
-        var group: AttributeValue?
+        let defined = itemClass?.definedAttributes, keyed = summarizing ? itemClass?.keyAttributesButGroupAndSync : nil
         for (name, value) in attributes {
-            guard itemClass?.defines(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
+            guard defined?.contains(name) ?? true, let clean = Self.accepted(name, value, writing: writing) else {
                 throw firstError(attributes, for: itemClass, writing: writing)
             }
             if clean != value { normalized[name] = clean }
-            if name == .accessGroup { group = clean }
+            if name == .accessGroup {
+                summary.group = clean
+            } else if !summarizing {
+                continue
+            } else if name == .synchronizable {
+                summary.sync = clean
+            } else if keyed?.contains(name) ?? false {
+                summary.namedKeyAttributes += 1
+            } else {
+                summary.onlyKeyAttributes = false
+            }
         }
-        if let group { try checkGroup(group) }
+        if let group = summary.group { try checkGroup(group) }
         return normalized
     }
 
@@ -142,25 +162,13 @@ extension Keychain {
         guard let itemClass = query.itemClass else {
             throw .param("itemClass", "The query has no item class; set one (generic password, internet password, …).")
         }
-        var attributes = try validate(query.attributes, for: itemClass)
-        // One pass over the named attributes (no hashing): synchronizable and group, and how many of the class's
-        // key attributes (but group and sync) the query names. Most queries name neither group nor sync, and
-        // their attributes are then the query's own dictionary, not a copy.
-        var syncValue: AttributeValue?, groupValue: AttributeValue?
-        var namedKeyAttributes = 0, onlyKeyAttributes = true
-        for (name, value) in attributes {
-            if name == .synchronizable {
-                syncValue = value
-            } else if name == .accessGroup {
-                groupValue = value
-            } else if itemClass.hasInKey(name) {
-                namedKeyAttributes += 1
-            } else {
-                onlyKeyAttributes = false
-            }
-        }
+        // One pass over the named attributes: their normal form, and synchronizable, group and how many of the
+        // class's key attributes (but group and sync) the query names. Most queries name neither group nor sync,
+        // and their attributes are then the query's own dictionary, not a copy.
+        var summary = AttributeSummary()
+        var attributes = try validate(query.attributes, for: itemClass, writing: false, summary: &summary)
         var synchronizable: Bool? = false
-        if let sync = syncValue {
+        if let sync = summary.sync {
             guard !query.synchronizableAny else {
                 throw .param("synchronizableAny", "The query asks for synchronizable = \(sync) and for any; keep one.")
             }
@@ -170,7 +178,7 @@ extension Keychain {
             synchronizable = nil
         }
         var groups = configuration.accessGroups
-        if let group = groupValue {
+        if let group = summary.group {
             attributes.removeValue(forKey: .accessGroup)
             groups = [group.text ?? ""]
         }
@@ -180,32 +188,35 @@ extension Keychain {
             filter.equalities = attributes
             // The query names the whole key when it names every key attribute but group and sync (which come
             // from `groups` and `synchronizable`).
-            if namedKeyAttributes == itemClass.keyAttributeCountButGroupAndSync {
-                var keys: [UniqueKey] = []
-                keys.reserveCapacity(groups.count * (synchronizable == nil ? 2 : 1))
-                for group in groups {
-                    // Not `for sync in [false, true]`: that literal is an array allocated on every query.
-                    var sync = synchronizable ?? false
-                    while true {
-                        keys.append(UniqueKey(itemClass: itemClass) { name in
-                            if name == .accessGroup { return .string(group) }
-                            if name == .synchronizable { return .bool(sync) }
-                            // A scan of the few named attributes costs less than hashing the name.
-                            for (named, value) in attributes where named == name { return value }
-                            return nil
-                        })
-                        guard synchronizable == nil, !sync else { break }
-                        sync = true
+            if summary.namedKeyAttributes == itemClass.keyAttributeCountButGroupAndSync {
+                let named = attributes   // a constant: the closure below reads it without access checks
+                func key(group: String, sync: Bool) -> UniqueKey {
+                    UniqueKey(itemClass: itemClass) { name in
+                        if name == .accessGroup { return .string(group) }
+                        if name == .synchronizable { return .bool(sync) }
+                        // A scan of the few named attributes costs less than hashing the name.
+                        for (attribute, value) in named where attribute == name { return value }
+                        return nil
                     }
                 }
-                filter.uniqueKeys = keys
-                keyDecides = onlyKeyAttributes
+                if groups.count == 1, let synchronizable {
+                    filter.uniqueKeys = [key(group: groups[0], sync: synchronizable)]   // the usual query: one key
+                } else {
+                    var keys: [UniqueKey] = []
+                    keys.reserveCapacity(groups.count * (synchronizable == nil ? 2 : 1))
+                    for group in groups {
+                        if synchronizable != true { keys.append(key(group: group, sync: false)) }
+                        if synchronizable != false { keys.append(key(group: group, sync: true)) }
+                    }
+                    filter.uniqueKeys = keys
+                }
+                keyDecides = summary.onlyKeyAttributes
             }
         }
         Self.setReadNeeds(&filter, operation, query.returning, keyDecides: keyDecides)
         return PreparedQuery(itemClass: itemClass, attributes: attributes,
                              synchronizable: synchronizable,
-                             groups: groups == configuration.accessGroups ? accessGroupSet : Set(groups),
+                             groups: summary.group == nil ? accessGroupSet : Set(groups),
                              caseInsensitive: query.caseInsensitive, keyDecides: keyDecides, filter: filter)
     }
 }
@@ -220,6 +231,17 @@ extension Keychain {
         filter.needsData = returning.contains(.data)
         filter.needsAttributes = !keyDecides || filter.uniqueKeys == nil || returning.contains(.attributes)
     }
+}
+
+/// What ``Keychain/validate(_:for:writing:summary:)`` learns of a set of attributes on its way: the group
+/// and synchronizable values, and how many of the others are in the class's unique key.
+struct AttributeSummary {
+    var group: AttributeValue?
+    var sync: AttributeValue?
+    /// Key attributes but group and synchronizable.
+    var namedKeyAttributes = 0
+    /// Whether every attribute but group and synchronizable is in the key.
+    var onlyKeyAttributes = true
 }
 
 /// What a query is prepared for: `copyFirst` is ``Keychain/item(matching:)``, which ignores the limit.
