@@ -32,10 +32,18 @@ extension Keychain {
     }
 
     /// The first `max` of `found` (a backend's answer to `query.filter`) that match, in order.
-    static func matching(_ query: PreparedQuery, in found: [ItemRecord], max: Int?) -> [ItemRecord] {
-        // The backend's array, filtered in place (no second array).
+    static func matching(_ query: PreparedQuery, in found: consuming [ItemRecord], max: Int?) -> [ItemRecord] {
+        // The backend's array, taken over (`consuming`: no copy) and changed only when a record does not match,
+        // which a query its key decides never finds: the matches are moved to the front in order, the rest cut.
         var found = found
-        found.removeAll { !Self.matches($0, query) }
+        if let miss = found.firstIndex(where: { !Self.matches($0, query) }) {
+            var kept = miss
+            for next in (miss + 1)..<found.count where Self.matches(found[next], query) {
+                found.swapAt(kept, next)
+                kept += 1
+            }
+            found.removeSubrange(kept...)
+        }
         if let max, found.count > max { found.removeSubrange(max...) }
         return found
     }

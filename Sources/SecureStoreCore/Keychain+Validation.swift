@@ -224,12 +224,22 @@ extension Keychain {
 extension Keychain {
     /// A read's filter (``KeychainOperation/copy``, ``KeychainOperation/copyFirst``) for what it returns: without
     /// data when it returns none, and without attributes when it returns none and the key decides the match
-    /// (``matches(_:_:)`` then reads only the record's unique key). Writes set their own.
+    /// (``matches(_:_:)`` then reads only the record's unique key). A delete's: without data, and without
+    /// attributes when the key decides (it reads only references). An update sets its own.
     static func setReadNeeds(_ filter: inout RecordFilter, _ operation: KeychainOperation, _ returning: ReturnOptions,
                              keyDecides: Bool) {
-        guard operation == .copy || operation == .copyFirst else { return }
-        filter.needsData = returning.contains(.data)
-        filter.needsAttributes = !keyDecides || filter.uniqueKeys == nil || returning.contains(.attributes)
+        let decided = keyDecides && filter.uniqueKeys != nil
+        switch operation {
+        case .copy, .copyFirst:
+            filter.needsData = returning.contains(.data)
+            filter.needsAttributes = !decided || returning.contains(.attributes)
+        case .delete:
+            // Removed by reference: no secret is read (a damaged one included), nor attributes the key decides.
+            filter.needsData = false
+            filter.needsAttributes = !decided
+        case .update:
+            break   // the update sets its own (it reads whole records, and no secret when it sets a new one)
+        }
     }
 }
 

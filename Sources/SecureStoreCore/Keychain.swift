@@ -105,8 +105,7 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
 
     @discardableResult
     public func delete(_ query: ItemQuery) throws(SecureStoreError) -> Int {
-        var prepared = try prepare(query, for: .delete)
-        prepared.filter.needsData = false   // removed by reference: no secret is read (a damaged one included)
+        let prepared = try prepare(query, for: .delete)   // reads no secret, nor attributes the key decides
         return try backend.write { (txn: inout Backend.Transaction) throws(SecureStoreError) in
             let found = try matching(prepared, in: &txn, max: nil)
             guard !found.isEmpty else { throw .notFound() }

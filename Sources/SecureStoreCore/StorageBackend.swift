@@ -397,12 +397,13 @@ public struct RecordFilter: Sendable, Hashable {
     /// writes records back with the new one); any other update's finds get their records whole. A backend whose
     /// undo log needs the secrets of what a writing transaction replaces or removes loads them anyway.
     public var needsData = true
-    /// Whether the caller reads the records' attributes. `false` only for a lookup that the key decides (every
-    /// attribute it names is part of the unique key, and ``uniqueKeys`` are the query) and that returns data
-    /// (and perhaps references) but no attributes. The encrypted SQL stores of this package, which can prove a
-    /// row's unique key without opening its attributes (each sealed secret is bound to its key's index), then
-    /// answer with records that carry only the filter's key they were found by, the reference and the secret.
-    /// Every other backend ignores it and returns whole records, which is always correct.
+    /// Whether the caller reads the records' attributes. `false` only for a find that the key decides (every
+    /// attribute it names is part of the unique key, and ``uniqueKeys`` are the query) and that reads no
+    /// attributes: a lookup returning data, references or nothing, and a delete. The encrypted SQL stores of
+    /// this package, which can prove a row's unique key without opening its attributes (each sealed part is
+    /// bound to its key's index), then answer with records that carry only the filter's key they were found
+    /// by, the reference and (when ``needsData``) the secret. Every other backend ignores it and returns whole
+    /// records, which is always correct.
     public var needsAttributes = true
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,

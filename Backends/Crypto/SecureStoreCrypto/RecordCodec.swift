@@ -241,6 +241,17 @@ package enum RecordCodec {
         decode(bytes, secret: .apart(data: data, modified: modified))
     }
 
+    /// The class and reference a format 4 record in `bytes` begins with, its attributes not read: what a find
+    /// needs that reads neither attributes nor secrets (``RowRead/referenceOnly(_:)``). Nil when `bytes` are not
+    /// a format 4 record or do not begin as one.
+    package static func classAndReference(format4 bytes: [UInt8]) -> (itemClass: ItemClass, ref: PersistentRef)? {
+        var r = Reader(bytes: bytes)
+        guard r.byte() == version, let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
+              let ref = r.slice()
+        else { return nil }
+        return (cls, ref.withUnsafeBytes { PersistentRef(bytes: $0) })
+    }
+
     /// The format of the record in `bytes` (its first byte), nil for none.
     package static func format(_ bytes: [UInt8]) -> UInt8? {
         guard let v = bytes.first, v >= version1, v <= version else { return nil }

@@ -48,6 +48,12 @@ package enum RowRead: Sendable {
     /// index, and the secret part is bound to that index): the record carries `key` and no attributes. A row
     /// of format 3 or older is read whole.
     case dataOnly(UniqueKey)
+    /// The reference only, for a find that `key` decides and that reads neither attributes nor secrets (a
+    /// delete by key, a lookup returning nothing or references): the record part is opened (it is bound to the
+    /// row's class, reference index and unique-key index) and only its class and reference are read; the date
+    /// and secret parts stay sealed. The record carries `key`, no attributes and no secret. A row of format 3 or
+    /// older is read as ``withoutData`` is.
+    case referenceOnly(UniqueKey)
 }
 
 /// The keys of one open store and everything done with them: blind indexes, sealing and opening records,
@@ -400,14 +406,23 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         let clsByte = UInt8(truncatingIfNeeded: row.cls)
         var plain = try openRecord(row)
         defer { Sodium.zero(&plain) }
+        let withoutData: Bool
+        switch read {
+        case .withoutData, .referenceOnly: withoutData = true
+        case .whole, .dataOnly: withoutData = false
+        }
         guard RecordCodec.format(plain) == RecordCodec.version else {
             guard row.mdat == nil else { throw Self.undecodable(row.id) }   // no older row has a date part
-            if case .withoutData = read { return (try openFormat3(row, plain, secret: false), false) }
-            return (try openFormat3(row, plain, secret: true), false)
+            return (try openFormat3(row, plain, secret: !withoutData), false)
+        }
+        if case .referenceOnly(let key) = read {
+            guard let opened = RecordCodec.classAndReference(format4: plain), Self.classNumber(opened.itemClass) == row.cls
+            else { throw Self.undecodable(row.id) }
+            return (ItemRecord(persistentRef: opened.ref, itemClass: opened.itemClass, foundByKey: key, data: nil), true)
         }
         guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }
         var part: (ref: PersistentRef, data: Data?)? = nil
-        if case .withoutData = read {} else {
+        if !withoutData {
             guard let opened = openSecret(sealedSecret, cls: clsByte, row: row) else { throw Self.damagedSecret(row.id) }
             part = opened
         }

@@ -358,19 +358,22 @@ package struct SealedTable {
     /// item in a transaction compares with what the first one wrote). A row of an older format is not kept,
     /// nor one inserted or given other indexes in this transaction: its replace writes every part.
     private final class FoundRecords {
-        /// A record as its row holds it; `secretKnown` false when it was read without its secret. `id` and
+        /// A record as its row holds it; `secretKnown` false when it was read without its secret,
+        /// `attributesKnown` false when by its reference alone (a replace then writes the row whole). `id` and
         /// `indexes` are the row's: its id, and its reference index followed by its unique-key index (both
         /// authenticated by the sealed record that opened), so a replace neither searches the row again by
         /// its reference index nor computes the two keyed hashes again.
         struct Known {
             let record: ItemRecord
             let secretKnown: Bool
+            let attributesKnown: Bool
             let id: Int64
             let indexes: [UInt8]
             let refCount: Int
 
-            init(record: ItemRecord, secretKnown: Bool, row: RowColumns) {
-                (self.record, self.secretKnown, id, refCount) = (record, secretKnown, row.id, row.ref.count)
+            init(record: ItemRecord, secretKnown: Bool, attributesKnown: Bool, row: RowColumns) {
+                (self.record, self.secretKnown, self.attributesKnown, id, refCount) =
+                    (record, secretKnown, attributesKnown, row.id, row.ref.count)
                 let (ref, ukey) = (row.ref, row.ukey)
                 indexes = [UInt8](unsafeUninitializedCapacity: ref.count + ukey.count) { buffer, count in
                     let raw = UnsafeMutableRawBufferPointer(buffer)
@@ -382,7 +385,8 @@ package struct SealedTable {
 
             /// The same row holding `record` now.
             init(_ old: Known, now record: ItemRecord) {
-                (self.record, secretKnown, id, indexes, refCount) = (record, true, old.id, old.indexes, old.refCount)
+                (self.record, secretKnown, attributesKnown, id, indexes, refCount) =
+                    (record, true, true, old.id, old.indexes, old.refCount)
             }
 
             /// Lends the row's reference and unique-key indexes.
@@ -466,15 +470,15 @@ package struct SealedTable {
         return keys.filter { seen.insert($0).inserted }
     }
 
-    /// How `filter`'s rows are read, and the plan that finds them: a lookup the key decides that returns data
-    /// and no attributes opens only the secret parts of the rows found by their unique key index (each bound
-    /// to that index), and knows which of the filter's keys each row has by the index.
+    /// How `filter`'s rows are read, and the plan that finds them: a find the key decides that reads no
+    /// attributes opens only the secret parts of the rows found by their unique key index (each bound to that
+    /// index) when it reads data, else only their record parts' class and reference (bound to it as well), and
+    /// knows which of the filter's keys each row has by the index.
     private func readPlan(_ filter: RecordFilter) -> (statements: [(sql: String, parameters: [TableValue])], read: Read) {
-        if !filter.needsAttributes, filter.needsData, filter.persistentRef == nil, let keys = filter.uniqueKeys,
-           !keys.isEmpty {
+        if !filter.needsAttributes, filter.persistentRef == nil, let keys = filter.uniqueKeys, !keys.isEmpty {
             let keys = Self.distinct(keys)
             let indexes = keys.map(sealer.uniqueKeyIndex)
-            return (plan(filter, keyIndexes: indexes), .byKey(keys: keys, indexes: indexes))
+            return (plan(filter, keyIndexes: indexes), .byKey(keys: keys, indexes: indexes, data: filter.needsData))
         }
         return (plan(filter), filter.needsData ? .whole : .withoutData)
     }
@@ -499,8 +503,9 @@ package struct SealedTable {
     /// How the rows of one find are opened.
     private enum Read {
         case whole, withoutData
-        /// Secret parts only; the key of a row is the one whose index it has.
-        case byKey(keys: [UniqueKey], indexes: [[UInt8]])
+        /// Secret parts only (`data`), or the class and reference of record parts only; the key of a row is the
+        /// one whose index it has.
+        case byKey(keys: [UniqueKey], indexes: [[UInt8]], data: Bool)
     }
 
     /// The records `filter` may match (a superset), in insertion order.
@@ -550,24 +555,28 @@ package struct SealedTable {
         if let found { return [found] }
         if unopened {
             let whole = (layout.selectByKeys(1), layout.bind([.blob(index)]))
-            return try find(whole, .byKey(keys: [key], indexes: [index]))
+            return try find(whole, .byKey(keys: [key], indexes: [index], data: true))
         }
         if !epochChecked { try requireSameEpoch() }
         return []
     }
 
-    /// Remembers a record found with its attributes in a format 4 row (a replace compares with it).
+    /// Remembers a record found in a format 4 row: with its attributes, a replace compares with it; by its
+    /// reference alone, a remove deletes its row by id.
     private func note(_ opened: (record: ItemRecord, current: Bool), _ read: Read, _ row: RowColumns) {
         guard let known = self.found else { return }
         let record = opened.record
-        let secretKnown: Bool
+        let secretKnown: Bool, attributesKnown: Bool
         switch read {
-        case .whole: secretKnown = true
-        case .withoutData: secretKnown = false
-        case .byKey: return
+        case .whole: (secretKnown, attributesKnown) = (true, true)
+        case .withoutData: (secretKnown, attributesKnown) = (false, true)
+        case .byKey(_, _, let data):
+            guard !data else { return }
+            (secretKnown, attributesKnown) = (false, false)
         }
         if opened.current {
-            known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown, row: row)
+            known.byRef[record.persistentRef] = FoundRecords.Known(record: record, secretKnown: secretKnown,
+                                                                   attributesKnown: attributesKnown, row: row)
         } else {
             known.byRef.removeValue(forKey: record.persistentRef)
         }
@@ -601,12 +610,12 @@ package struct SealedTable {
             switch read {
             case .whole: return try sealer.openRow(row, .whole)
             case .withoutData: return try sealer.openRow(row, .withoutData)
-            case .byKey(let keys, let indexes):
-                // The row was found by one of these indexes; its secret part is bound to its own.
+            case .byKey(let keys, let indexes, let data):
+                // The row was found by one of these indexes; its secret and record parts are bound to its own.
                 guard let at = indexes.firstIndex(where: { $0.withUnsafeBytes { $0.elementsEqual(row.ukey) } }) else {
                     throw RowColumns.damagedRow
                 }
-                return try sealer.openRow(row, .dataOnly(keys[at]))
+                return try sealer.openRow(row, data ? .dataOnly(keys[at]) : .referenceOnly(keys[at]))
             }
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
@@ -629,12 +638,13 @@ package struct SealedTable {
     /// and its `mdat` (NULL when the record is sealed again, else the new date sealed apart); any other row
     /// gets every column, in format 4.
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        if let old = found?.byRef[record.persistentRef], FoundRecords.sameIndexes(old.record, record) {
+        if let old = found?.byRef[record.persistentRef], old.attributesKnown, FoundRecords.sameIndexes(old.record, record) {
             var parts: SealedParts = []
             if !RecordCodec.sameRecordApartFromDate(old.record, record) { parts.insert(.record) }
             if !FoundRecords.sameSecret(old, record.data) { parts.insert(.secret) }
             let (blob, secret, mdat) = old.withIndexes { ref, ukey in sealer.sealParts(record, parts, ref: ref, ukey: ukey) }
             var values: [TableValue] = []
+            values.reserveCapacity(4)   // one allocation, not one per growth
             if let blob { values.append(.blob(blob)) }
             if let secret { values.append(.blob(secret)) }
             values.append(layout.dateValue(mdat))
