@@ -318,7 +318,10 @@ struct PostgresStoreTests {
         #expect(try store.update(ItemQuery(.genericPassword, generic("t", "a")), with: ItemChanges(data: Data("new".utf8))) == 1)
         #expect(try store.items(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data)).first?.data
                 == Data("new".utf8))
-        #expect(try store.delete(ItemQuery(.genericPassword, [.service: "t"])) == 2)
+        // b's secret part is still a's old one: an existence check and a delete by key open only b's record part.
+        #expect(try store.item(matching: ItemQuery(.genericPassword, generic("t", "b"))) != nil)
+        #expect(try store.delete(ItemQuery(.genericPassword, generic("t", "b"))) == 1)
+        #expect(try store.delete(ItemQuery(.genericPassword, [.service: "t"])) == 1)
     }
 
     @Test("a password in the URL is refused without echoing it; a missing password variable is named")

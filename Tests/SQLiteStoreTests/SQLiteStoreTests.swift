@@ -267,6 +267,57 @@ struct SQLiteStoreTests {
         }?.code == .decode)
     }
 
+    @Test("a delete or an existence check the key decides opens only the record part, bound to the row's class, reference and key index: damaged date and secret parts do not stop it, swapped index columns and damaged records do")
+    func keyDecidedDeletesOpenOnlyTheRecord() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let (store, raw) = try threeItems(s)
+        func exists(_ account: String) throws(SecureStoreError) -> Bool {
+            try store.item(matching: ItemQuery(.genericPassword, generic("svc", account))) != nil
+        }
+        // a: a change of secret alone writes a date part; damage it. Every read of a's attributes notices, the
+        // data lookup does not (the secret part answers it), and neither do an existence check and a delete.
+        #expect(try store.update(ItemQuery(.genericPassword, generic("svc", "a")), with: ItemChanges(data: Data("new".utf8))) == 1)
+        #expect(raw.flip("mdat", id: 1, fromEnd: 3))
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: .attributes))
+        }?.code == .decode)
+        #expect(try secret(store, "svc", "a") == Data("new".utf8))
+        #expect(try exists("a"))
+        #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "a"))) == 1)
+        #expect(try !exists("a"))
+        // b and c with their unique-key index columns swapped: the index of b now finds c's row, whose record
+        // is bound to c's index, so neither an existence check nor a delete takes it for b; nothing is deleted.
+        let keys = raw.rows("SELECT ukey FROM items WHERE id IN (2, 3) ORDER BY id").map { $0[0] }
+        func hex(_ d: Data) -> String { d.map { String(format: "%02x", $0) }.joined() }
+        func setKeys(_ b: Data, _ c: Data) {
+            #expect(raw.exec("UPDATE items SET ukey = x'\(hex(Data(repeating: 0, count: b.count)))' WHERE id = 2") == SQLITE_OK)
+            #expect(raw.exec("UPDATE items SET ukey = x'\(hex(c))' WHERE id = 3") == SQLITE_OK)
+            #expect(raw.exec("UPDATE items SET ukey = x'\(hex(b))' WHERE id = 2") == SQLITE_OK)
+        }
+        setKeys(keys[1], keys[0])
+        #expect(failure { () throws(SecureStoreError) in _ = try exists("b") }?.code == .decode)
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try store.delete(ItemQuery(.genericPassword, generic("svc", "b")))
+        }?.code == .decode)
+        setKeys(keys[0], keys[1])
+        #expect(raw.rows("SELECT id FROM items").count == 2, "nothing was deleted")
+        // A damaged record stops them (the record part is what they open); put back, the delete goes through.
+        #expect(raw.flip("blob", id: 2, fromEnd: 20, mask: 0x04))
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try store.delete(ItemQuery(.genericPassword, generic("svc", "b")))
+        }?.code == .decode)
+        #expect(raw.flip("blob", id: 2, fromEnd: 20, mask: 0x04))
+        #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "b"))) == 1)
+        // A delete that names an attribute outside the key reads the records whole and matches by it.
+        try store.add(NewItem(.genericPassword, [.service: "svc", .account: "d", .label: "L"]))
+        #expect(failure { () throws(SecureStoreError) in
+            _ = try store.delete(ItemQuery(.genericPassword, [.service: "svc", .label: "M"]))
+        }?.code == .itemNotFound)
+        #expect(try store.delete(ItemQuery(.genericPassword, [.service: "svc", .label: "L"])) == 1)
+        #expect(try exists("c") && !exists("d"))
+    }
+
     @Test("a data lookup the key decides opens only the secret part, bound to the row's class, reference and key index: swapped index columns, secrets or records are caught")
     func keyDecidedLookupsOpenOnlyTheSecret() throws {
         let s = try Scratch()
