@@ -309,6 +309,11 @@ struct SQLiteStoreTests {
         }?.code == .decode)
         #expect(raw.flip("blob", id: 2, fromEnd: 20, mask: 0x04))
         #expect(try store.delete(ItemQuery(.genericPassword, generic("svc", "b"))) == 1)
+        // Every format 4 row holds a secret part: one taken away is damage on every read, these too.
+        let sealed = raw.rows("SELECT secret FROM items WHERE id = 3")[0][0]
+        #expect(raw.exec("UPDATE items SET secret = NULL WHERE id = 3") == SQLITE_OK)
+        #expect(failure { () throws(SecureStoreError) in _ = try exists("c") }?.code == .decode)
+        raw.set("secret", id: 3, sealed)
         // A delete that names an attribute outside the key reads the records whole and matches by it.
         try store.add(NewItem(.genericPassword, [.service: "svc", .account: "d", .label: "L"]))
         #expect(failure { () throws(SecureStoreError) in

@@ -415,12 +415,12 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             guard row.mdat == nil else { throw Self.undecodable(row.id) }   // no older row has a date part
             return (try openFormat3(row, plain, secret: !withoutData), false)
         }
+        guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }   // every format 4 row has one
         if case .referenceOnly(let key) = read {
             guard let opened = RecordCodec.classAndReference(format4: plain), Self.classNumber(opened.itemClass) == row.cls
             else { throw Self.undecodable(row.id) }
             return (ItemRecord(persistentRef: opened.ref, itemClass: opened.itemClass, foundByKey: key, data: nil), true)
         }
-        guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }
         var part: (ref: PersistentRef, data: Data?)? = nil
         if !withoutData {
             guard let opened = openSecret(sealedSecret, cls: clsByte, row: row) else { throw Self.damagedSecret(row.id) }
