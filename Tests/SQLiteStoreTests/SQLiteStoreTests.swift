@@ -267,7 +267,7 @@ struct SQLiteStoreTests {
         }?.code == .decode)
     }
 
-    @Test("a delete or an existence check the key decides opens only the record part, bound to the row's class, reference and key index: damaged date and secret parts do not stop it, swapped index columns and damaged records do")
+    @Test("a delete or an existence check the key decides opens only the record part, bound to the row's class, reference and key index: damaged date and secret parts do not stop it; a missing secret part, swapped index columns and a damaged record do")
     func keyDecidedDeletesOpenOnlyTheRecord() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
