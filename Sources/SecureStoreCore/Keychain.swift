@@ -76,6 +76,13 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
         if changes.data != nil { prepared.filter.needsData = false }
         let normalized = try normalizeChanges(changes, itemClass: query.itemClass)
         if let data = changes.data { try StoreLimits.checkSecret(data.count) }
+        // A change of the secret alone, of the items the key decides, reads of them only what it writes back
+        // besides the secret: reference and modification date (no attribute is decoded).
+        let secretAlone = changes.data != nil && normalized.isEmpty
+        if secretAlone, prepared.keyDecides, prepared.filter.uniqueKeys != nil {
+            prepared.filter.needsAttributes = false
+            prepared.filter.needsModificationDate = true
+        }
         let touchesKey = normalized.keys.contains { name in
             ItemClass.allCases.contains { $0.uniquenessKey.contains(name) }
         }
@@ -86,6 +93,9 @@ public final class Keychain<Backend: StorageBackend>: SecureStore {
             var updated: [ItemRecord] = []
             updated.reserveCapacity(found.count)
             for old in found {
+                guard secretAlone || !old.attributesOmitted else {
+                    throw SecureStoreError(.internalError, "A backend answered an update with an item without its attributes.")
+                }
                 for name in normalized.keys where !old.itemClass.defines(name) {
                     throw SecureStoreError(.noSuchAttribute,
                         "A \(old.itemClass) has no attribute \(name.name) (\(name.code)).", parameter: name.code)

@@ -192,11 +192,13 @@ public struct ItemRecord: Sendable, Hashable {
         let slots: FixedSlots
         let data: Data?
         let uniqueKey: UniqueKey
+        /// The record was read without its attributes (``ItemRecord/attributesOmitted``).
+        let attributesOmitted: Bool
 
         /// - Parameter uniqueKey: the key of these entries when the caller knows it (an update that changes
         ///   no key attribute), else computed from them.
         init(persistentRef: PersistentRef, itemClass: ItemClass, entries: [Entry], data: Data?,
-             uniqueKey: UniqueKey? = nil) {
+             uniqueKey: UniqueKey? = nil, attributesOmitted: Bool = false) {
             self.persistentRef = persistentRef
             self.itemClass = itemClass
             self.entries = entries
@@ -206,16 +208,18 @@ public struct ItemRecord: Sendable, Hashable {
             self.uniqueKey = uniqueKey ?? UniqueKey(itemClass: itemClass) { name in
                 slots.position(of: name, in: entries).map { entries[$0].value }
             }
+            self.attributesOmitted = attributesOmitted
         }
 
-        /// No attributes, and the unique key the record was found by.
-        init(persistentRef: PersistentRef, itemClass: ItemClass, uniqueKey: UniqueKey, data: Data?) {
+        /// No attributes but the modification date, when given, and the unique key the record was found by.
+        init(persistentRef: PersistentRef, itemClass: ItemClass, uniqueKey: UniqueKey, data: Data?, modified: Date?) {
             self.persistentRef = persistentRef
             self.itemClass = itemClass
-            entries = []
-            slots = FixedSlots([])
+            entries = modified.map { [Entry(.modificationDate, .date($0))] } ?? []
+            slots = FixedSlots(entries)
             self.data = data
             self.uniqueKey = uniqueKey
+            attributesOmitted = true
         }
     }
     private let fields: Fields
@@ -251,6 +255,13 @@ public struct ItemRecord: Sendable, Hashable {
     /// The attributes in ascending order of their codes (what the record holds; no copy).
     package var entries: [Entry] { fields.entries }
 
+    /// Whether the record was read without its attributes (a find whose ``RecordFilter/needsAttributes`` was
+    /// false): it carries its key, reference, maybe its secret and maybe its modification date, and stands for
+    /// the stored item only in those. An update of its secret alone (``updated(_:modified:data:)`` with no
+    /// changes) keeps the flag, and the backend that found it writes only the secret and the date; nothing
+    /// else may be written from such a record.
+    package var attributesOmitted: Bool { fields.attributesOmitted }
+
     public init(persistentRef: PersistentRef, itemClass: ItemClass, attributes: [AttributeName: AttributeValue],
                 data: Data?) {
         var entries: [Entry] = []
@@ -274,14 +285,19 @@ public struct ItemRecord: Sendable, Hashable {
 
     /// A record without attributes that carries the unique key it was found by: a backend's answer to a find
     /// whose ``RecordFilter/needsAttributes`` is false, when the row's unique key is known (by an authenticated
-    /// index) to be `key`, one of the filter's keys. Only the core's key-decided lookups ask for such records,
-    /// and they read nothing but ``uniqueKey``, ``data`` and ``persistentRef`` from them.
-    package init(persistentRef: PersistentRef, itemClass: ItemClass, foundByKey key: UniqueKey, data: Data?) {
-        fields = Fields(persistentRef: persistentRef, itemClass: itemClass, uniqueKey: key, data: data)
+    /// index) to be `key`, one of the filter's keys. Only the core's key-decided finds ask for such records,
+    /// and they read nothing but ``uniqueKey``, ``data``, ``persistentRef`` and (an update of the secret alone,
+    /// which asks for it with ``RecordFilter/needsModificationDate``) the modification date `modified` from
+    /// them (``attributesOmitted``).
+    package init(persistentRef: PersistentRef, itemClass: ItemClass, foundByKey key: UniqueKey, data: Data?,
+                 modified: Date? = nil) {
+        fields = Fields(persistentRef: persistentRef, itemClass: itemClass, uniqueKey: key, data: data,
+                        modified: modified)
     }
 
     /// This record with `changes` applied (each attribute set or replaced), `modified` as its modification
-    /// date and `data` as its secret: what an update stores. Reference and class stay.
+    /// date and `data` as its secret: what an update stores. Reference and class stay; a record read without
+    /// its attributes stays one (``attributesOmitted``).
     package func updated(_ changes: [AttributeName: AttributeValue], modified: Date, data: Data?) -> ItemRecord {
         var entries = fields.entries
         entries.reserveCapacity(entries.count + changes.count + 1)
@@ -296,7 +312,7 @@ public struct ItemRecord: Sendable, Hashable {
         let key = itemClass.uniquenessKey
         let sameKey = !changes.keys.contains { key.contains($0) }
         return ItemRecord(fields: Fields(persistentRef: persistentRef, itemClass: itemClass, entries: entries, data: data,
-                                         uniqueKey: sameKey ? uniqueKey : nil))
+                                         uniqueKey: sameKey ? uniqueKey : nil, attributesOmitted: attributesOmitted))
     }
 
     private init(fields: Fields) {
@@ -405,6 +421,13 @@ public struct RecordFilter: Sendable, Hashable {
     /// by, the reference and (when ``needsData``) the secret. Every other backend ignores it and returns whole
     /// records, which is always correct.
     public var needsAttributes = true
+    /// Whether records read without their attributes (``needsAttributes`` false) carry their modification
+    /// date: `true` only for an update that changes the secret alone of the items its key decides (the new
+    /// date must be later than the stored one). Such an update hands those records back to
+    /// ``StorageTransaction/replace(_:)`` with only the secret and the date changed, and a backend that
+    /// answered with them writes only those two. Ignored, like ``needsAttributes``, by a backend that returns
+    /// whole records.
+    public var needsModificationDate = false
 
     public init(itemClass: ItemClass? = nil, persistentRef: PersistentRef? = nil, uniqueKeys: [UniqueKey]? = nil,
                 equalities: [AttributeName: AttributeValue] = [:]) {

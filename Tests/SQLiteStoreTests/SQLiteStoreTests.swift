@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import Synchronization
 import TestSupport
 import SecureStoreCore
 @testable import SecureStoreSQLite
@@ -321,6 +322,95 @@ struct SQLiteStoreTests {
         }?.code == .itemNotFound)
         #expect(try store.delete(ItemQuery(.genericPassword, [.service: "svc", .label: "L"])) == 1)
         #expect(try exists("c") && !exists("d"))
+    }
+
+    @Test("a change of secret alone the key decides reads its row's reference and date only, writes the secret and date parts only, and dates still move forward; damage stops it and writes nothing")
+    func secretAloneUpdatesReadReferenceAndDate() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let now = Mutex(Date(timeIntervalSinceReferenceDate: 2_000))
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()),
+                                    configuration: StoreConfiguration(clock: { now.withLock { $0 } }))
+        let query = ItemQuery(.genericPassword, generic("svc", "a"))
+        try store.add(NewItem(.genericPassword, generic("svc", "a").merging([.label: "L", .comment: "C"]) { $1 },
+                              data: Data("one".utf8)))
+        try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("two".utf8)))
+        let raw = RawDB(s.db)
+        func column(_ name: String, _ id: Int) -> Data { raw.rows("SELECT \(name) FROM items WHERE id = \(id)")[0][0] }
+        func attributes() throws -> [AttributeName: AttributeValue] {
+            try store.item(matching: ItemQuery(.genericPassword, generic("svc", "a"), returning: .attributes))?.attributes ?? [:]
+        }
+        let added = try attributes()
+        let blob = column("blob", 1)
+        #expect(column("mdat", 1) == Data(count: 48), "a new row has no date apart")
+        // The clock went back: the new date is still later than the stored one (the record's own, here).
+        now.withLock { $0 = Date(timeIntervalSinceReferenceDate: 1_000) }
+        #expect(try store.update(query, with: ItemChanges(data: Data("new".utf8))) == 1)
+        var expected = added
+        expected[.modificationDate] = .date(Date(timeIntervalSinceReferenceDate: 2_000.001))
+        #expect(try attributes() == expected, "every other attribute as it was")
+        #expect(try secret(store, "svc", "a") == Data("new".utf8))
+        #expect(column("blob", 1) == blob, "the sealed record as stored")
+        #expect(column("mdat", 1).count == 48 && column("mdat", 1) != Data(count: 48), "the new date sealed apart")
+        // Again: the stored date is now the date part's, which the find opens.
+        #expect(try store.update(query, with: ItemChanges(data: Data("newer".utf8))) == 1)
+        expected[.modificationDate] = .date(Date(timeIntervalSinceReferenceDate: 2_000.002))
+        #expect(try attributes() == expected)
+        // Damage to what it opens (the date part, the record part) stops it before anything is written.
+        let (sealedSecret, sealedDate) = (column("secret", 1), column("mdat", 1))
+        for part in ["mdat", "blob"] {
+            #expect(raw.flip(part, id: 1, fromEnd: 20, mask: 0x04))
+            #expect(failure { () throws(SecureStoreError) in
+                try store.update(query, with: ItemChanges(data: Data("lost".utf8)))
+            }?.code == .decode, "\(part)")
+            #expect(column("secret", 1) == sealedSecret && raw.flip(part, id: 1, fromEnd: 20, mask: 0x04))
+            #expect(column("mdat", 1) == sealedDate)
+        }
+        // Rows a and b with their unique-key index columns swapped: a's index finds b's row, whose record part is
+        // bound to b's index, so the change is refused and neither row is written.
+        let keys = raw.rows("SELECT ukey FROM items ORDER BY id").map { $0[0] }
+        func setKeys(_ a: Data, _ b: Data) {
+            raw.set("ukey", id: 1, Data(repeating: 0, count: a.count))
+            raw.set("ukey", id: 2, b)
+            raw.set("ukey", id: 1, a)
+        }
+        setKeys(keys[1], keys[0])
+        #expect(failure { () throws(SecureStoreError) in
+            try store.update(query, with: ItemChanges(data: Data("lost".utf8)))
+        }?.code == .decode)
+        setKeys(keys[0], keys[1])
+        #expect(try secret(store, "svc", "a") == Data("newer".utf8) && secret(store, "svc", "b") == Data("two".utf8))
+        // A change of the secret and an attribute reads the row whole and seals the record again (no date apart).
+        #expect(try store.update(query, with: ItemChanges([.label: "M"], data: Data("last".utf8))) == 1)
+        #expect(column("blob", 1) != blob && column("mdat", 1) == Data(count: 48))
+        #expect(try attributes()[.label] == "M" && secret(store, "svc", "a") == Data("last".utf8))
+    }
+
+    @Test("a record read without its attributes is never stored whole: an insert, or a replace of a row the transaction did not find that way, is refused and writes nothing")
+    func recordsWithoutAttributesAreNeverStoredWhole() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let (store, raw) = try threeItems(s)
+        let before = raw.rows("SELECT id, blob, secret, mdat FROM items ORDER BY id")
+        let stored = try store.backend.read { (txn: inout SQLiteBackend.Transaction) throws(SecureStoreError) in
+            try txn.find(RecordFilter(itemClass: .genericPassword))
+        }
+        let key = try #require(stored.first { $0[.account] == "a" }).uniqueKey
+        let partial = ItemRecord(persistentRef: PersistentRef.random(), itemClass: .genericPassword, foundByKey: key,
+                                 data: Data("x".utf8), modified: Date())
+        #expect(failure { () throws(SecureStoreError) in
+            try store.backend.write { (txn: inout SQLiteBackend.Transaction) throws(SecureStoreError) in try txn.insert(partial) }
+        }?.code == .internalError)
+        // A whole read of the row (not by key without attributes) does not let a partial record replace it.
+        #expect(failure { () throws(SecureStoreError) in
+            try store.backend.write { (txn: inout SQLiteBackend.Transaction) throws(SecureStoreError) in
+                let rows = try txn.find(RecordFilter(itemClass: .genericPassword, uniqueKeys: [key]))
+                guard let row = rows.first else { return }
+                try txn.replace(ItemRecord(persistentRef: row.persistentRef, itemClass: .genericPassword, foundByKey: key,
+                                           data: Data("x".utf8), modified: Date()))
+            }
+        }?.code == .internalError)
+        #expect(raw.rows("SELECT id, blob, secret, mdat FROM items ORDER BY id") == before, "nothing written")
     }
 
     @Test("a data lookup the key decides opens only the secret part, bound to the row's class, reference and key index: swapped index columns, secrets or records are caught")

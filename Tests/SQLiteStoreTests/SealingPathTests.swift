@@ -140,6 +140,19 @@ struct SealingPathTests {
             let byKey = try sealer.open(sealed, id: 1, .dataOnly(record.uniqueKey))
             #expect(byKey.persistentRef == record.persistentRef && byKey.data == record.data
                     && byKey.uniqueKey == record.uniqueKey && byKey.itemClass == record.itemClass && byKey.attributeCount == 0)
+            // By key for a change of secret alone: the reference and the modification date, no other attribute
+            // and no secret; after such a change, the date part's date.
+            let date = RecordCodec.modificationDate(of: record)
+            let dated = try sealer.open(sealed, id: 1, .referenceAndDate(record.uniqueKey))
+            #expect(dated.persistentRef == record.persistentRef && dated.itemClass == record.itemClass && dated.data == nil
+                    && dated.uniqueKey == record.uniqueKey && dated.attributesOmitted
+                    && RecordCodec.modificationDate(of: dated) == date && dated.attributeCount == (date == nil ? 0 : 1))
+            #expect(RecordCodec.classReferenceAndDate(format4: RecordCodec.encode(record), apart: nil)?.modified == date)
+            if date != nil {
+                let rotatedDate = try sealer.open(afterRotation, id: 1, .referenceAndDate(record.uniqueKey))
+                #expect(RecordCodec.modificationDate(of: rotatedDate) == RecordCodec.modificationDate(of: rotated))
+                #expect(rotatedDate.attributeCount == 1 && rotatedDate.data == nil)
+            }
             // The format 3 rows of schema 3 stores still open to the same record.
             #expect(try sealer.open(sealer.sealForTesting(record, format: 3), id: 1) == record)
             // A flipped byte anywhere in any sealed part is refused, whichever parts the read opens.
@@ -160,6 +173,9 @@ struct SealingPathTests {
                 #expect(throws: SecureStoreError.self, "part \(part)") { _ = try sealer.open(row, id: 1) }
             }
             #expect(throws: SecureStoreError.self) { _ = try sealer.open(damaged[1], id: 1, .dataOnly(record.uniqueKey)) }
+            for row in [damaged[0], damaged[2]] where row.mdat != [0] {   // the record and date parts: what it opens
+                #expect(throws: SecureStoreError.self) { _ = try sealer.open(row, id: 1, .referenceAndDate(record.uniqueKey)) }
+            }
             // Another row's secret part or date (its own valid seal) does not open in this row: each is bound to
             // its row's reference (and the secret to its class and unique key).
             if let other = previous {
@@ -170,6 +186,9 @@ struct SealingPathTests {
                     let swappedDate = SealedRecord(cls: sealed.cls, ref: sealed.ref, ukey: sealed.ukey, svc: sealed.svc,
                                                    acct: sealed.acct, blob: sealed.blob, secret: sealed.secret, mdat: otherDate)
                     #expect(throws: SecureStoreError.self) { _ = try sealer.open(swappedDate, id: 1, .withoutData) }
+                    #expect(throws: SecureStoreError.self) {
+                        _ = try sealer.open(swappedDate, id: 1, .referenceAndDate(record.uniqueKey))
+                    }
                 }
                 // The same secret part under another unique-key index (a row whose `ukey` column was swapped).
                 guard other.ukey != sealed.ukey else { (previous, previousDate) = (sealed, partial.mdat); continue }

@@ -252,6 +252,43 @@ package enum RecordCodec {
         return (cls, ref.withUnsafeBytes { PersistentRef(bytes: $0) })
     }
 
+    /// The class, reference and modification date of a format 4 record in `bytes`, its other attributes
+    /// stepped over, not decoded: what an update of the secret alone reads (``RowRead/referenceAndDate(_:)``).
+    /// `modified` is the record's own date (nil: it has none, or a value that is no date, which the core never
+    /// writes); `apart`, when given, is the row's date part,
+    /// which replaces it and must not precede it (as ``decode(format4:modified:data:)`` requires). Nil when
+    /// `bytes` are not a format 4 record or do not step over as one, or the dates break that rule.
+    package static func classReferenceAndDate(format4 bytes: [UInt8], apart: Date?)
+        -> (itemClass: ItemClass, ref: PersistentRef, modified: Date?)?
+    {
+        var r = Reader(bytes: bytes)
+        guard r.byte() == version, let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
+              let ref = r.slice(), let count = r.u32()
+        else { return nil }
+        var inside: Date? = nil
+        for _ in 0..<count {
+            guard let code = r.slice(), let tag = r.byte() else { return nil }
+            let isDate = code.elementsEqual(modificationDateCode)
+            switch tag {
+            case 1, 2: guard r.slice() != nil else { return nil }
+            case 3: guard r.u64() != nil else { return nil }
+            case 4: guard r.byte() != nil else { return nil }
+            case 5:
+                guard let n = r.u64(), !Double(bitPattern: n).isNaN else { return nil }
+                if isDate { inside = Date(timeIntervalSinceReferenceDate: Double(bitPattern: n)) }
+            default: return nil
+            }
+            if isDate { break }   // codes ascend: nothing after the date is read
+        }
+        if let apart {
+            guard let inside, !(apart < inside) else { return nil }
+            return (cls, ref.withUnsafeBytes { PersistentRef(bytes: $0) }, apart)
+        }
+        return (cls, ref.withUnsafeBytes { PersistentRef(bytes: $0) }, inside)
+    }
+
+    private static let modificationDateCode = Array(AttributeName.modificationDate.code.utf8)
+
     /// The format of the record in `bytes` (its first byte), nil for none.
     package static func format(_ bytes: [UInt8]) -> UInt8? {
         guard let v = bytes.first, v >= version1, v <= version else { return nil }

@@ -54,6 +54,11 @@ package enum RowRead: Sendable {
     /// and secret parts stay sealed. The record carries `key`, no attributes and no secret. A row of format 3 or
     /// older is read as ``withoutData`` is.
     case referenceOnly(UniqueKey)
+    /// ``referenceOnly(_:)`` and the modification date, for an update of the secret alone that `key` decides:
+    /// the record part's date (its other attributes stepped over, not decoded), or the row's date part when it
+    /// has one (opened: it replaces that date). The record carries `key`, the date and no secret. A row of
+    /// format 3 or older is read as ``withoutData`` is.
+    case referenceAndDate(UniqueKey)
 }
 
 /// The keys of one open store and everything done with them: blind indexes, sealing and opening records,
@@ -408,7 +413,7 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
         defer { Sodium.zero(&plain) }
         let withoutData: Bool
         switch read {
-        case .withoutData, .referenceOnly: withoutData = true
+        case .withoutData, .referenceOnly, .referenceAndDate: withoutData = true
         case .whole, .dataOnly: withoutData = false
         }
         guard RecordCodec.format(plain) == RecordCodec.version else {
@@ -416,35 +421,47 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
             return (try openFormat3(row, plain, secret: !withoutData), false)
         }
         guard let sealedSecret = row.secret else { throw Self.damagedSecret(row.id) }   // every format 4 row has one
-        if case .referenceOnly(let key) = read {
+        switch read {
+        case .referenceOnly(let key):
             guard let opened = RecordCodec.classAndReference(format4: plain), Self.classNumber(opened.itemClass) == row.cls
             else { throw Self.undecodable(row.id) }
             return (ItemRecord(persistentRef: opened.ref, itemClass: opened.itemClass, foundByKey: key, data: nil), true)
+        case .referenceAndDate(let key):
+            guard let opened = RecordCodec.classReferenceAndDate(format4: plain, apart: try openDatePart(row)),
+                  Self.classNumber(opened.itemClass) == row.cls
+            else { throw Self.undecodable(row.id) }
+            return (ItemRecord(persistentRef: opened.ref, itemClass: opened.itemClass, foundByKey: key, data: nil,
+                               modified: opened.modified), true)
+        case .whole, .withoutData, .dataOnly:
+            break
         }
         var part: (ref: PersistentRef, data: Data?)? = nil
         if !withoutData {
             guard let opened = openSecret(sealedSecret, cls: clsByte, row: row) else { throw Self.damagedSecret(row.id) }
             part = opened
         }
-        var modified: Date? = nil
-        if let sealedDate = row.mdat, !Self.isNoDateApart(sealedDate) {
-            let count = sealedDate.count - Sodium.nonceBytes - Sodium.tagBytes
-            let date: Date? = count == 8 ? withUnsafeTemporaryAllocation(byteCount: 8, alignment: 8) { out in
-                let opened = Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, row.ref, nil) { ad in
-                    Sodium.open(sealedDate, ad: ad, key: encryption, into: out)
-                }
-                return opened ? RecordCodec.decodeDate(UnsafeRawBufferPointer(out)) : nil
-            } : nil
-            guard let date else {
-                throw SecureStoreError(.decode, "The modification date of stored item #\(row.id) cannot be decrypted: "
-                    + "the data was altered or corrupted.")
-            }
-            modified = date
-        }
+        let modified = try openDatePart(row)
         guard let record = RecordCodec.decode(format4: plain, modified: modified, data: part?.data),
               Self.classNumber(record.itemClass) == row.cls, part.map({ $0.ref == record.persistentRef }) ?? true
         else { throw Self.undecodable(row.id) }
         return (record, true)
+    }
+
+    /// The date in a format 4 row's date part (`mdat`), nil when the row has no date apart.
+    private func openDatePart(_ row: RowColumns) throws(SecureStoreError) -> Date? {
+        guard let sealedDate = row.mdat, !Self.isNoDateApart(sealedDate) else { return nil }
+        let count = sealedDate.count - Sodium.nonceBytes - Sodium.tagBytes
+        let date: Date? = count == 8 ? withUnsafeTemporaryAllocation(byteCount: 8, alignment: 8) { out in
+            let opened = Self.withAssociatedData(prefix: Self.dateADPrefix, cls: nil, row.ref, nil) { ad in
+                Sodium.open(sealedDate, ad: ad, key: encryption, into: out)
+            }
+            return opened ? RecordCodec.decodeDate(UnsafeRawBufferPointer(out)) : nil
+        } : nil
+        guard let date else {
+            throw SecureStoreError(.decode, "The modification date of stored item #\(row.id) cannot be decrypted: "
+                + "the data was altered or corrupted.")
+        }
+        return date
     }
 
     /// The record of a row found by the index of `key` (the row's `ukey`), from its format 4 secret part alone:

@@ -386,7 +386,7 @@ package struct SealedTable {
             /// The same row holding `record` now.
             init(_ old: Known, now record: ItemRecord) {
                 (self.record, secretKnown, attributesKnown, id, indexes, refCount) =
-                    (record, true, true, old.id, old.indexes, old.refCount)
+                    (record, true, !record.attributesOmitted, old.id, old.indexes, old.refCount)
             }
 
             /// Lends the row's reference and unique-key indexes.
@@ -478,7 +478,8 @@ package struct SealedTable {
         if !filter.needsAttributes, filter.persistentRef == nil, let keys = filter.uniqueKeys, !keys.isEmpty {
             let keys = Self.distinct(keys)
             let indexes = keys.map(sealer.uniqueKeyIndex)
-            return (plan(filter, keyIndexes: indexes), .byKey(keys: keys, indexes: indexes, data: filter.needsData))
+            return (plan(filter, keyIndexes: indexes),
+                    .byKey(keys: keys, indexes: indexes, data: filter.needsData, date: filter.needsModificationDate))
         }
         return (plan(filter), filter.needsData ? .whole : .withoutData)
     }
@@ -503,9 +504,9 @@ package struct SealedTable {
     /// How the rows of one find are opened.
     private enum Read {
         case whole, withoutData
-        /// Secret parts only (`data`), or the class and reference of record parts only; the key of a row is the
-        /// one whose index it has.
-        case byKey(keys: [UniqueKey], indexes: [[UInt8]], data: Bool)
+        /// Secret parts only (`data`), or the class and reference of record parts only (and their modification
+        /// dates: `date`); the key of a row is the one whose index it has.
+        case byKey(keys: [UniqueKey], indexes: [[UInt8]], data: Bool, date: Bool)
     }
 
     /// The records `filter` may match (a superset), in insertion order.
@@ -555,7 +556,7 @@ package struct SealedTable {
         if let found { return [found] }
         if unopened {
             let whole = (layout.selectByKeys(1), layout.bind([.blob(index)]))
-            return try find(whole, .byKey(keys: [key], indexes: [index], data: true))
+            return try find(whole, .byKey(keys: [key], indexes: [index], data: true, date: false))
         }
         if !epochChecked { try requireSameEpoch() }
         return []
@@ -570,7 +571,7 @@ package struct SealedTable {
         switch read {
         case .whole: (secretKnown, attributesKnown) = (true, true)
         case .withoutData: (secretKnown, attributesKnown) = (false, true)
-        case .byKey(_, _, let data):
+        case .byKey(_, _, let data, _):
             guard !data else { return }
             (secretKnown, attributesKnown) = (false, false)
         }
@@ -610,12 +611,13 @@ package struct SealedTable {
             switch read {
             case .whole: return try sealer.openRow(row, .whole)
             case .withoutData: return try sealer.openRow(row, .withoutData)
-            case .byKey(let keys, let indexes, let data):
+            case .byKey(let keys, let indexes, let data, let date):
                 // The row was found by one of these indexes; its secret and record parts are bound to its own.
                 guard let at = indexes.firstIndex(where: { $0.withUnsafeBytes { $0.elementsEqual(row.ukey) } }) else {
                     throw RowColumns.damagedRow
                 }
-                return try sealer.openRow(row, data ? .dataOnly(keys[at]) : .referenceOnly(keys[at]))
+                let key = keys[at]
+                return try sealer.openRow(row, data ? .dataOnly(key) : date ? .referenceAndDate(key) : .referenceOnly(key))
             }
         } catch {
             // A row this key cannot open: after a rekey by someone else that is the key, not damage.
@@ -627,6 +629,7 @@ package struct SealedTable {
     // MARK: Writes
 
     package func insert(_ record: ItemRecord) throws(SecureStoreError) {
+        guard !record.attributesOmitted else { throw Self.withoutAttributes }
         let row = sealer.seal(record)
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), Self.value(row.blob),
@@ -638,21 +641,19 @@ package struct SealedTable {
     /// and its `mdat` (NULL when the record is sealed again, else the new date sealed apart); any other row
     /// gets every column, in format 4.
     package func replace(_ record: ItemRecord) throws(SecureStoreError) {
-        if let old = found?.byRef[record.persistentRef], old.attributesKnown, FoundRecords.sameIndexes(old.record, record) {
+        let old = found?.byRef[record.persistentRef]
+        if record.attributesOmitted {
+            // A change of secret alone to a row this transaction found by its key without reading its attributes
+            // (``RowRead/referenceAndDate(_:)``): its secret part and its date apart, the sealed record as stored.
+            guard let old, !old.attributesKnown, old.record.itemClass == record.itemClass,
+                  old.record.uniqueKey == record.uniqueKey, RecordCodec.modificationDate(of: record) != nil
+            else { throw Self.withoutAttributes }
+            try writeParts(record, .secret, of: old)
+        } else if let old, old.attributesKnown, FoundRecords.sameIndexes(old.record, record) {
             var parts: SealedParts = []
             if !RecordCodec.sameRecordApartFromDate(old.record, record) { parts.insert(.record) }
             if !FoundRecords.sameSecret(old, record.data) { parts.insert(.secret) }
-            let (blob, secret, mdat) = old.withIndexes { ref, ukey in sealer.sealParts(record, parts, ref: ref, ukey: ukey) }
-            var values: [TableValue] = []
-            values.reserveCapacity(4)   // one allocation, not one per growth
-            if let blob { values.append(.blob(blob)) }
-            if let secret { values.append(.blob(secret)) }
-            values.append(layout.dateValue(mdat))
-            values.append(.integer(old.id))
-            guard try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values)) == 1 else {
-                throw Self.vanished
-            }
-            found?.byRef[record.persistentRef] = FoundRecords.Known(old, now: record)
+            try writeParts(record, parts, of: old)
         } else {
             let row = sealer.seal(record)
             guard try executor.run(layout.updateAll, layout.bind([
@@ -662,6 +663,26 @@ package struct SealedTable {
             // Its indexes changed (or it was not found here): a second replace in this transaction writes it whole.
             found?.byRef.removeValue(forKey: record.persistentRef)
         }
+    }
+
+    /// Writes `parts` of `record` (and its `mdat`) into the row `old` found, by id, and remembers what it holds now.
+    private func writeParts(_ record: ItemRecord, _ parts: SealedParts, of old: FoundRecords.Known) throws(SecureStoreError) {
+        let (blob, secret, mdat) = old.withIndexes { ref, ukey in sealer.sealParts(record, parts, ref: ref, ukey: ukey) }
+        var values: [TableValue] = []
+        values.reserveCapacity(4)   // one allocation, not one per growth
+        if let blob { values.append(.blob(blob)) }
+        if let secret { values.append(.blob(secret)) }
+        values.append(layout.dateValue(mdat))
+        values.append(.integer(old.id))
+        guard try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values)) == 1 else {
+            throw Self.vanished
+        }
+        found?.byRef[record.persistentRef] = FoundRecords.Known(old, now: record)
+    }
+
+    /// A record read without its attributes, given to be stored as a whole: never written.
+    private static var withoutAttributes: SecureStoreError {
+        SecureStoreError(.internalError, "An item read without its attributes cannot be stored whole.")
     }
 
     private static func value(_ bytes: [UInt8]?) -> TableValue {
