@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import Synchronization
 import TestSupport
 import SecureStoreCore
 import SecureStorePostgres
@@ -322,6 +323,52 @@ struct PostgresStoreTests {
         #expect(try store.item(matching: ItemQuery(.genericPassword, generic("t", "b"))) != nil)
         #expect(try store.delete(ItemQuery(.genericPassword, generic("t", "b"))) == 1)
         #expect(try store.delete(ItemQuery(.genericPassword, [.service: "t"])) == 1)
+    }
+
+    @Test("a change of secret alone the key decides writes the secret and date parts only: the sealed record stays byte for byte, dates move forward, a damaged or swapped date part stops it")
+    func secretAloneUpdates() throws {
+        let ns = Server.freshNamespace("secret-alone")
+        let now = Mutex(Date(timeIntervalSinceReferenceDate: 2_000))
+        let store = try PostgresStore(url: Server.url(), key: .raw(randomKey()), namespace: ns, passwordEnv: Server.passwordEnv,
+                                      configuration: StoreConfiguration(clock: { now.withLock { $0 } }))
+        try store.add(NewItem(.genericPassword, generic("t", "a").merging([.label: "L"]) { $1 }, data: Data("one".utf8)),
+                      returning: [])
+        try store.add(NewItem(.genericPassword, generic("t", "b"), data: Data("two".utf8)), returning: [])
+        func columns() throws -> String {
+            String(decoding: try Server.psql(["-At", "-c", """
+                SELECT md5(blob), md5(secret), md5(mdat) FROM securestore_items WHERE \(Server.scope(ns)) ORDER BY id
+                """]), as: UTF8.self)
+        }
+        func attributes() throws -> [AttributeName: AttributeValue] {
+            try store.item(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .attributes))?.attributes ?? [:]
+        }
+        let added = try attributes()
+        let blobs = try columns().split(separator: "\n").map { $0.split(separator: "|")[0] }
+        // The clock went back: the dates still move forward, past the record's own, then past the date part's.
+        now.withLock { $0 = Date(timeIntervalSinceReferenceDate: 1_000) }
+        var expected = added
+        for (round, secret) in ["new", "newer"].enumerated() {
+            #expect(try store.update(ItemQuery(.genericPassword, generic("t", "a")), with: ItemChanges(data: Data(secret.utf8))) == 1)
+            expected[.modificationDate] = .date(Date(timeIntervalSinceReferenceDate: 2_000 + 0.001 * Double(round + 1)))
+            #expect(try attributes() == expected)
+            #expect(try store.item(matching: ItemQuery(.genericPassword, generic("t", "a"), returning: .data))?.data
+                    == Data(secret.utf8))
+        }
+        #expect(try columns().split(separator: "\n").map { $0.split(separator: "|")[0] } == blobs, "the sealed records as stored")
+        // b's date part moved into a's row: a change of a's secret opens it (the date it must follow) and is refused.
+        #expect(try store.update(ItemQuery(.genericPassword, generic("t", "b")), with: ItemChanges(data: Data("2".utf8))) == 1)
+        _ = try Server.psql(["-v", "ON_ERROR_STOP=1", "-c", """
+            UPDATE securestore_items i SET mdat = o.mdat FROM securestore_items o
+            WHERE i.\(Server.scope(ns)) AND o.\(Server.scope(ns)) AND i.id < o.id
+            """])
+        let before = try columns()
+        let refused = failure { () throws(SecureStoreError) in
+            try store.update(ItemQuery(.genericPassword, generic("t", "a")), with: ItemChanges(data: Data("lost".utf8)))
+        }
+        #expect(refused?.code == .decode, "\(String(describing: refused))")
+        #expect(try columns() == before, "nothing written")
+        // A delete by key opens neither date part.
+        for account in ["a", "b"] { #expect(try store.delete(ItemQuery(.genericPassword, generic("t", account))) == 1) }
     }
 
     @Test("a password in the URL is refused without echoing it; a missing password variable is named")
