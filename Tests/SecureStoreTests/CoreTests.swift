@@ -3,15 +3,20 @@ import SecureStoreConformance
 import Foundation
 @testable import SecureStoreCore
 import SecureStoreInMemory
+import TestSupport
 
 /// A backend that records every filter the core sends, to prove which queries are index probes.
 final class SpyBackend: StorageBackend {
     struct Txn: StorageTransaction {
         var records: [ItemRecord]
         var filters: [RecordFilter] = []
+        /// Answers every find with records without their attributes (as a backend that misreads the filter).
+        var omittingAttributes = false
         mutating func find(_ filter: RecordFilter) throws(SecureStoreError) -> [ItemRecord] {
             filters.append(filter)
-            return records
+            guard omittingAttributes else { return records }
+            return records.map { ItemRecord(persistentRef: $0.persistentRef, itemClass: $0.itemClass,
+                                            foundByKey: $0.uniqueKey, data: nil, modified: nil) }
         }
         mutating func insert(_ record: ItemRecord) throws(SecureStoreError) { records.append(record) }
         mutating func replace(_ record: ItemRecord) throws(SecureStoreError) {
@@ -50,6 +55,42 @@ struct CoreTests {
         folded.caseInsensitive = true
         _ = try store.items(matching: folded)
         #expect(spy.filters.last?.uniqueKeys == nil, "case-insensitive queries cannot use the exact index")
+    }
+
+    @Test("what each find asks to read: a change of secret alone the key decides, its references and dates; any other update, whole records; a record without attributes never reaches another update")
+    func readNeedsOfUpdates() throws {
+        let spy = SpyBackend()
+        let store = try Keychain(backend: spy, configuration: StoreConfiguration(accessGroups: ["g1"]))
+        try store.add(NewItem(.genericPassword, [.service: "s", .account: "a", .label: "L"], data: Data("1".utf8)))
+        func lastFind() throws -> RecordFilter { try #require(spy.filters.last) }
+        try store.update(ItemQuery(.genericPassword, [.service: "s", .account: "a"]), with: ItemChanges(data: Data("2".utf8)))
+        var filter = try lastFind()
+        #expect(!filter.needsData && !filter.needsAttributes && filter.needsModificationDate)
+        for (query, changes) in [
+            (ItemQuery(.genericPassword, [.service: "s", .account: "a"]), ItemChanges([.label: "M"], data: Data("3".utf8))),
+            (ItemQuery(.genericPassword, [.service: "s"]), ItemChanges(data: Data("4".utf8))),
+            (ItemQuery(.genericPassword, [.service: "s", .account: "a", .label: "M"]), ItemChanges(data: Data("5".utf8))),
+        ] {
+            try store.update(query, with: changes)
+            filter = try lastFind()
+            #expect(!filter.needsData && filter.needsAttributes && !filter.needsModificationDate, "\(query) \(changes)")
+        }
+        try store.update(ItemQuery(.genericPassword, [.service: "s", .account: "a"]), with: ItemChanges([.label: "N"]))
+        filter = try lastFind()
+        #expect(filter.needsData && filter.needsAttributes && !filter.needsModificationDate)
+        _ = try store.item(matching: ItemQuery(.genericPassword, [.service: "s", .account: "a"], returning: .data))
+        filter = try lastFind()
+        #expect(!filter.needsAttributes && !filter.needsModificationDate, "a lookup reads no date")
+        // A backend that answers an update which changes attributes with records without them: refused, nothing
+        // written (the record it would write has lost its attributes).
+        spy.state.withLock { $0.omittingAttributes = true }
+        let refused = failure { () throws(SecureStoreError) in
+            try store.update(ItemQuery(.genericPassword, [.service: "s", .account: "a"]), with: ItemChanges([.label: "O"]))
+        }
+        #expect(refused?.code == .internalError)
+        spy.state.withLock { $0.omittingAttributes = false }
+        let stored = try store.item(matching: ItemQuery(.genericPassword, [.service: "s", .account: "a"], returning: .attributes))
+        #expect(stored?.attributes?[.label] == "N")
     }
 
     @Test("the in-memory store answers a full-key lookup from its index among 20,000 items")
