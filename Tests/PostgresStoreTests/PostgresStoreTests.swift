@@ -167,7 +167,7 @@ struct PostgresStoreTests {
                 == Data("5".utf8))
     }
 
-    @Test("round trips per call: an add and a lookup one each, a delete two, an update three (the writer's BEGIN, lock and epoch read travel with its first statement)")
+    @Test("round trips per call: an add and a lookup one each, a delete and an update two (the writer's BEGIN, lock and epoch read travel with its first statement, its writes with COMMIT)")
     func roundTripsPerCall() throws {
         let ns = Server.freshNamespace("trips"), key = randomKey()
         let store = try Server.store(namespace: ns, key: key)
@@ -182,6 +182,8 @@ struct PostgresStoreTests {
             let add = try trips { try store.add(NewItem(.genericPassword, generic("t", "a\(round)"), data: Data([1])), returning: []) }
             let lookup = try trips { _ = try store.item(matching: ItemQuery(.genericPassword, generic("t", "a\(round)"), returning: .data)) }
             let update = try trips { _ = try store.update(q("a\(round)"), with: ItemChanges(data: Data([2]))) }
+            let rekeyed = try trips { _ = try store.update(q("a\(round)"), with: ItemChanges([.account: "b\(round)"])) }
+            _ = try store.update(q("b\(round)"), with: ItemChanges([.account: "a\(round)"]))
             let taken = trips {
                 #expect(throws: SecureStoreError.self) {
                     try store.add(NewItem(.genericPassword, generic("t", "a\(round)"), data: Data([3])), returning: [])
@@ -191,12 +193,14 @@ struct PostgresStoreTests {
             guard round == 2 else { continue }
             #expect(add == 1)
             #expect(lookup == 1)
-            // The opening with the find; the UPDATE, whose row count is checked before anything commits; COMMIT.
-            #expect(update == 3)
+            // The opening with the find; the UPDATE (which fails by itself when its row is gone) with COMMIT.
+            #expect(update == 2)
             // The opening with the find; the DELETE with COMMIT.
             #expect(delete == 2)
             // The add's one round trip finds the key taken, then a transaction reads the row (and rolls back).
             #expect(taken == 3)
+            // An update that changes the key looks for a collision with the new key first: one more.
+            #expect(rekeyed == 3)
         }
         #expect(try store.items(matching: ItemQuery(.genericPassword, [.service: "t"], limit: .all)).isEmpty)
     }
@@ -369,6 +373,33 @@ struct PostgresStoreTests {
         #expect(try columns() == before, "nothing written")
         // A delete by key opens neither date part.
         for account in ["a", "b"] { #expect(try store.delete(ItemQuery(.genericPassword, generic("t", account))) == 1) }
+    }
+
+    @Test("a replace whose row another session deleted under the transaction (no lock of ours taken) fails by itself: nothing of the transaction is committed")
+    func replacedRowVanishes() throws {
+        let ns = Server.freshNamespace("vanish")
+        let store = try Server.store(namespace: ns, key: randomKey())
+        try store.add(NewItem(.genericPassword, generic("t", "a"), data: Data("one".utf8)), returning: [])
+        let error = failure { () throws(SecureStoreError) in
+            try store.backend.write { (txn: inout PostgresBackend.Transaction) throws(SecureStoreError) in
+                // A find by class: a transaction from its first statement.
+                guard let found = try txn.find(RecordFilter(itemClass: .genericPassword)).first else { return }
+                do {
+                    _ = try Server.psql(["-v", "ON_ERROR_STOP=1", "-c", "DELETE FROM securestore_items WHERE \(Server.scope(ns))"])
+                } catch {
+                    throw SecureStoreError(.io, "psql: \(error)")
+                }
+                try txn.insert(ItemRecord(persistentRef: .random(), itemClass: .genericPassword,
+                                          attributes: found.attributes.merging([.account: "b"]) { $1 }, data: Data("two".utf8)))
+                try txn.replace(found.updated([:], modified: Date(), data: Data("new".utf8)))
+            }
+        }
+        #expect(error?.code == .internalError && error?.message.contains("vanished") == true, "\(String(describing: error))")
+        #expect(String(decoding: try Server.psql(["-At", "-c", "SELECT count(*) FROM securestore_items WHERE \(Server.scope(ns))"]),
+                       as: UTF8.self).hasPrefix("0"), "the insert was rolled back with it")
+        // The store goes on: its connection is clean.
+        try store.add(NewItem(.genericPassword, generic("t", "c"), data: Data("3".utf8)), returning: [])
+        #expect(try store.delete(ItemQuery(.genericPassword, generic("t", "c"))) == 1)
     }
 
     @Test("a password in the URL is refused without echoing it; a missing password variable is named")

@@ -21,6 +21,11 @@ package protocol SealedTableExecutor {
     /// it and send it with its next statement or with COMMIT, in one round trip; its failure then surfaces
     /// there, and the transaction rolls back as for any failure.
     func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError)
+    /// Runs a write that must change exactly one row (a replace of a row this transaction found, by its id or
+    /// reference); any other count fails with ``SealedTable/replacedRowVanished`` and nothing of the
+    /// transaction is committed. An executor may hold it like ``write(_:_:)`` when the statement it sends
+    /// fails by itself on another count, before anything commits.
+    func writeOne(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError)
     /// Calls `body` with each `id, cls, ref, ukey, blob, secret, mdat` row `sql` returns, in order.
     func forEachRecordRow(_ sql: String, _ parameters: [TableValue],
                           _ body: (RowColumns) throws(SecureStoreError) -> Void) throws(SecureStoreError)
@@ -29,6 +34,11 @@ package protocol SealedTableExecutor {
 extension SealedTableExecutor {
     package func write(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
         try run(sql, parameters)
+    }
+
+    /// Runs it now and checks the count.
+    package func writeOne(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
+        guard try run(sql, parameters) == 1 else { throw SealedTable.replacedRowVanished }
     }
 
     /// Calls `body` with each `id, cls, ref, ukey, blob, secret, mdat` row of `sql`, in order. This default goes
@@ -656,10 +666,9 @@ package struct SealedTable {
             try writeParts(record, parts, of: old)
         } else {
             let row = sealer.seal(record)
-            guard try executor.run(layout.updateAll, layout.bind([
+            try executor.writeOne(layout.updateAll, layout.bind([
                 .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), Self.value(row.blob),
-                Self.value(row.secret), layout.dateValue(row.mdat), .blob(row.ref)])) == 1
-            else { throw Self.vanished }
+                Self.value(row.secret), layout.dateValue(row.mdat), .blob(row.ref)]))
             // Its indexes changed (or it was not found here): a second replace in this transaction writes it whole.
             found?.byRef.removeValue(forKey: record.persistentRef)
         }
@@ -674,9 +683,7 @@ package struct SealedTable {
         if let secret { values.append(.blob(secret)) }
         values.append(layout.dateValue(mdat))
         values.append(.integer(old.id))
-        guard try executor.run(layout.updateParts[Int(parts.rawValue)], layout.bind(values)) == 1 else {
-            throw Self.vanished
-        }
+        try executor.writeOne(layout.updateParts[Int(parts.rawValue)], layout.bind(values))
         found?.byRef[record.persistentRef] = FoundRecords.Known(old, now: record)
     }
 
@@ -689,8 +696,9 @@ package struct SealedTable {
         bytes.map { .blob($0) } ?? .null
     }
 
-    private static var vanished: SecureStoreError {
-        SecureStoreError(.internalError, "The item to replace vanished inside a transaction.")
+    /// A replaced row that was not there (changed by a writer outside this library's locks).
+    package static var replacedRowVanished: SecureStoreError {
+        SecureStoreError(.internalError, "The item to replace vanished inside a transaction; nothing was changed.")
     }
 
     package func remove(_ refs: [PersistentRef]) throws(SecureStoreError) {

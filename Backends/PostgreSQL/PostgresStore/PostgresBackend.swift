@@ -756,6 +756,20 @@ struct PostgresExecutor: SealedTableExecutor {
         held.steps.append(PostgresConnection.Step(sql: sql, params: parameters.map(Self.parameter)))
     }
 
+    /// A replace is held like ``write(_:_:)`` (sent with the next statement or with COMMIT, so an update is
+    /// two round trips: its find with the transaction's opening, then its writes with COMMIT), in a form that
+    /// fails by itself when it changes no row: `WITH changed AS (… RETURNING 1) SELECT 1 / count(*) FROM
+    /// changed` divides by zero (SQLSTATE 22012, which no other statement of this backend can raise), the
+    /// server skips the rest of the pipeline, COMMIT included, and the transaction is rolled back.
+    func writeOne(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) {
+        if speculation != nil { throw transactionNeeded() }
+        held.steps.append(PostgresConnection.Step(sql: "WITH changed AS (" + sql + " RETURNING 1) SELECT 1 / count(*) FROM changed",
+                                                  params: parameters.map(Self.parameter)))
+    }
+
+    /// The SQLSTATE of ``writeOne(_:_:)``'s statement when its row was not there (division by zero).
+    private static let replacedRowMissing = "22012"
+
     /// Commits, with the held writes in the same round trip. A speculative writer sends its whole call here.
     func commit() throws(SecureStoreError) {
         if let speculation {
@@ -831,6 +845,7 @@ struct PostgresExecutor: SealedTableExecutor {
             return try body()
         } catch {
             if held.trips == 1 { held.failedOnFirstTrip = true }
+            if connection.lastSQLState == Self.replacedRowMissing { throw SealedTable.replacedRowVanished }
             throw error
         }
     }
