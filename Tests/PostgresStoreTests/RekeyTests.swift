@@ -38,6 +38,20 @@ struct PostgresRekeyTests {
         #expect(failure { () throws(SecureStoreError) in _ = try Server.store(namespace: ns, key: new) }?.code == .authFailed)
     }
 
+    @Test("a rekey of 600 rows is four round trips (the read with the transaction's opening, two pipelines of 256 rewritten rows, the rest with the new key check and COMMIT), not one per row")
+    func rekeyRoundTrips() throws {
+        let ns = Server.freshNamespace("rekey-trips"), new = randomKey()
+        let store = try Server.store(namespace: ns, key: randomKey())
+        for i in 0..<600 {
+            try store.add(NewItem(.genericPassword, generic("rt", "a\(i)"), data: Data("s\(i)".utf8)), returning: [])
+        }
+        let before = store.backend.roundTripsForTesting
+        try store.rekey(to: .raw(new))
+        #expect(store.backend.roundTripsForTesting - before == 4)
+        let reopened = try all(Server.store(namespace: ns, key: new))
+        #expect(reopened.count == 600 && reopened["a599"] == Data("s599".utf8))
+    }
+
     @Test("a long-lived store object holding the old key: writes fail with authFailed and write nothing; reads say so")
     func staleStoreObject() throws {
         let ns = Server.freshNamespace("stale"), old = randomKey(), new = randomKey()

@@ -321,9 +321,9 @@ package final class SealedTableLayout: Sendable {
     func writeKeyCheck(_ executor: some SealedTableExecutor, sealer: RecordSealer, check: [UInt8])
         throws(SecureStoreError)
     {
-        try executor.run(deleteKeyMeta, bind([]))
-        if let kdf = sealer.kdfParameters { try executor.run(insertMeta, bind([.text("kdf"), .blob(kdf)])) }
-        try executor.run(insertMeta, bind([.text("check"), .blob(check)]))
+        try executor.write(deleteKeyMeta, bind([]))
+        if let kdf = sealer.kdfParameters { try executor.write(insertMeta, bind([.text("kdf"), .blob(kdf)])) }
+        try executor.write(insertMeta, bind([.text("check"), .blob(check)]))
     }
 }
 
@@ -735,7 +735,7 @@ package struct SealedTable {
         found?.byRef.removeAll()
         for (id, record) in try all() {
             let new = newSealer.seal(record)
-            try executor.run(target.updateRow, target.bind([.blob(new.ref), .blob(new.ukey), .blob(new.svc),
+            try executor.writeOne(target.updateRow, target.bind([.blob(new.ref), .blob(new.ukey), .blob(new.svc),
                                                             .blob(new.acct), Self.value(new.blob), Self.value(new.secret),
                                                             target.dateValue(new.mdat), .integer(id)]))
         }

@@ -552,7 +552,7 @@ public final class PostgresBackend: StorageBackend {
                 return (id, opened.sealer, opened.epoch)
             }
             let created = try scoped.createKeyCheck(executor, key: key, cost: cost, what: "The namespace")
-            try db.commit()
+            try executor.commit()   // with the key check's writes, which the executor held
             return (id, created.sealer, created.epoch)
         } catch {
             if db.isOpen, db.inTransaction { _ = try? db.execute("ROLLBACK") }
@@ -754,6 +754,27 @@ struct PostgresExecutor: SealedTableExecutor {
             return
         }
         held.steps.append(PostgresConnection.Step(sql: sql, params: parameters.map(Self.parameter)))
+        try sendWhenFull()
+    }
+
+    /// At most this many writes are held (a rekey's or an import's thousands of rows go in pipelines of this
+    /// many, one round trip each, rather than one round trip per row or all of them in memory until COMMIT).
+    static let maximumHeld = 256
+
+    /// Sends the held writes (with the opening, when it was not sent yet) once there are ``maximumHeld``.
+    private func sendWhenFull() throws(SecureStoreError) {
+        guard held.steps.count >= Self.maximumHeld else { return }
+        let steps = held.steps
+        held.steps = []
+        if let opening = held.opening {
+            held.opening = nil
+            let answers = try trip { () throws(SecureStoreError) in
+                try connection.pipeline(opening.steps + steps, commit: false)
+            }
+            try checkEpoch(answers, at: Opening.checkStep, opening)
+            return
+        }
+        _ = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }
     }
 
     /// A replace is held like ``write(_:_:)`` (sent with the next statement or with COMMIT, so an update is
@@ -765,6 +786,7 @@ struct PostgresExecutor: SealedTableExecutor {
         if speculation != nil { throw transactionNeeded() }
         held.steps.append(PostgresConnection.Step(sql: "WITH changed AS (" + sql + " RETURNING 1) SELECT 1 / count(*) FROM changed",
                                                   params: parameters.map(Self.parameter)))
+        try sendWhenFull()
     }
 
     /// The SQLSTATE of ``writeOne(_:_:)``'s statement when its row was not there (division by zero).
