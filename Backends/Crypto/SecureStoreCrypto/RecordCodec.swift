@@ -246,6 +246,11 @@ package enum RecordCodec {
     /// a format 4 record or do not begin as one.
     package static func classAndReference(format4 bytes: [UInt8]) -> (itemClass: ItemClass, ref: PersistentRef)? {
         var r = Reader(bytes: bytes)
+        return format4Header(&r)
+    }
+
+    /// The version byte (format 4), class and reference a format 4 record begins with, read from `r`.
+    private static func format4Header(_ r: inout Reader) -> (itemClass: ItemClass, ref: PersistentRef)? {
         guard r.byte() == version, let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
               let ref = r.slice()
         else { return nil }
@@ -262,9 +267,7 @@ package enum RecordCodec {
         -> (itemClass: ItemClass, ref: PersistentRef, modified: Date?)?
     {
         var r = Reader(bytes: bytes)
-        guard r.byte() == version, let cls = r.slice().flatMap({ utf8($0) }).flatMap({ ItemClass(rawValue: $0) }),
-              let ref = r.slice(), let count = r.u32()
-        else { return nil }
+        guard let (cls, ref) = format4Header(&r), let count = r.u32() else { return nil }
         var inside: Date? = nil
         for _ in 0..<count {
             guard let code = r.slice(), let tag = r.byte() else { return nil }
@@ -282,9 +285,9 @@ package enum RecordCodec {
         }
         if let apart {
             guard let inside, !(apart < inside) else { return nil }
-            return (cls, ref.withUnsafeBytes { PersistentRef(bytes: $0) }, apart)
+            return (cls, ref, apart)
         }
-        return (cls, ref.withUnsafeBytes { PersistentRef(bytes: $0) }, inside)
+        return (cls, ref, inside)
     }
 
     private static let modificationDateCode = Array(AttributeName.modificationDate.code.utf8)

@@ -764,17 +764,7 @@ struct PostgresExecutor: SealedTableExecutor {
     /// Sends the held writes (with the opening, when it was not sent yet) once there are ``maximumHeld``.
     private func sendWhenFull() throws(SecureStoreError) {
         guard held.steps.count >= Self.maximumHeld else { return }
-        let steps = held.steps
-        held.steps = []
-        if let opening = held.opening {
-            held.opening = nil
-            let answers = try trip { () throws(SecureStoreError) in
-                try connection.pipeline(opening.steps + steps, commit: false)
-            }
-            try checkEpoch(answers, at: Opening.checkStep, opening)
-            return
-        }
-        _ = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }
+        _ = try sendHeld(then: nil)
     }
 
     /// A replace is held like ``write(_:_:)`` (sent with the next statement or with COMMIT, so an update is
@@ -843,21 +833,28 @@ struct PostgresExecutor: SealedTableExecutor {
     /// Runs one statement now, after the held statements (one round trip).
     private func send(_ sql: String, _ parameters: [TableValue]) throws(SecureStoreError) -> PGRows {
         let params = parameters.map(Self.parameter)
-        if let opening = held.opening {
-            // The opening, any held writes and this statement in one round trip; the transaction stays open,
-            // so a changed epoch is rolled back with whatever ran after it.
-            held.opening = nil
-            let steps = opening.steps + held.steps + [PostgresConnection.Step(sql: sql, params: params)]
-            held.steps = []
-            let answers = try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }
-            try checkEpoch(answers, at: Opening.checkStep, opening)
-            return answers.last ?? PGRows(rows: [], affected: 0)
+        if held.opening == nil, held.steps.isEmpty {
+            return try trip { () throws(SecureStoreError) in try connection.query(sql, params) }
         }
-        if held.steps.isEmpty { return try trip { () throws(SecureStoreError) in try connection.query(sql, params) } }
-        let steps = held.steps + [PostgresConnection.Step(sql: sql, params: params)]
+        return try sendHeld(then: PostgresConnection.Step(sql: sql, params: params)).last ?? PGRows(rows: [], affected: 0)
+    }
+
+    /// The opening (when it was not sent yet), the held writes and `last` in one pipeline (one round trip),
+    /// without COMMIT; their answers. The transaction stays open, so a changed epoch is rolled back with
+    /// whatever ran after it.
+    private func sendHeld(then last: PostgresConnection.Step?) throws(SecureStoreError) -> [PGRows] {
+        var steps = held.steps
         held.steps = []
-        return try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }.last
-            ?? PGRows(rows: [], affected: 0)
+        if let last { steps.append(last) }
+        guard let opening = held.opening else {
+            return try trip { () throws(SecureStoreError) in try connection.pipeline(steps, commit: false) }
+        }
+        held.opening = nil
+        let answers = try trip { () throws(SecureStoreError) in
+            try connection.pipeline(opening.steps + steps, commit: false)
+        }
+        try checkEpoch(answers, at: Opening.checkStep, opening)
+        return answers
     }
 
     /// Counts one round trip, noting a failure of the first.
