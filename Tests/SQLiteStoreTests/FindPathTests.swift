@@ -83,6 +83,63 @@ struct SQLiteFindPathTests {
         try reader.delete(ItemQuery(.genericPassword, [.service: .string("svc")]))
         #expect(try writer.items(matching: ItemQuery(.genericPassword, [.service: .string("svc")])).isEmpty)
     }
+
+    @Test("an insert after a find of one key gets its own key's index: the searched key's index is reused only for that key (an add), never for the record of another key inserted after it")
+    func insertAfterFindOfAnotherKey() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        let store = try SQLiteStore(path: s.db, key: .raw(randomKey()))
+        // Records as the core makes them (dates, the store's access group), taken out again.
+        for account in ["a", "b", "c"] {
+            try store.add(NewItem(.genericPassword, generic("svc", account), data: Data(account.utf8)))
+        }
+        let made = try store.exportRecords()
+        try store.delete(ItemQuery(.genericPassword, [.service: "svc"]))
+        func record(_ account: String) throws -> ItemRecord { try #require(made.first { $0[.account] == .string(account) }) }
+        func probe(_ record: ItemRecord) -> RecordFilter {   // the core's uniqueness probe: class and key
+            var filter = RecordFilter(uniqueKeys: [record.uniqueKey])
+            filter.itemClass = record.itemClass
+            return filter
+        }
+        let (a, b, c) = (try record("a"), try record("b"), try record("c"))
+        try store.backend.withTransaction(writing: true) { (txn) throws(SecureStoreError) in
+            #expect(try txn.find(probe(a)).isEmpty)
+            try txn.insert(b)   // searched a, inserts b
+            #expect(try txn.find(probe(c)).isEmpty)
+            try txn.insert(c)   // searched c, inserts c: the add's order
+            #expect(try txn.find(probe(b)).map(\.persistentRef) == [b.persistentRef])
+        }
+        #expect(try secret(store, "svc", "a") == nil)
+        #expect(try secret(store, "svc", "b") == Data("b".utf8))
+        #expect(try secret(store, "svc", "c") == Data("c".utf8))
+        let duplicate = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("svc", "b"), data: Data("again".utf8)))
+        }
+        #expect(duplicate?.code == .duplicateItem, "the unique index holds b's key, not a's")
+        try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("a".utf8)))
+        #expect(try store.exportRecords().count == 3)
+    }
+
+    @Test("statement parameters: an empty blob binds as an empty blob (not NULL), blobs of several sizes (over 1 KiB together) and numbers in one statement read back byte for byte, and a statement run again with other values sees only those")
+    func parametersBindInPlace() throws {
+        let s = try Scratch()
+        defer { s.cleanUp() }
+        FileManager.default.createFile(atPath: s.db, contents: nil, attributes: [.posixPermissions: 0o600])
+        let db = try SQLiteConnection(path: s.db, busyTimeoutMilliseconds: 1000)
+        defer { db.close() }
+        let empty = try db.query("SELECT ?1, typeof(?1), length(?1)", [.blob([])])
+        #expect(empty == [[.blob([]), .text("blob"), .integer(0)]])
+        for round in 0..<3 {
+            let big = (0..<(3000 + round)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ round) }
+            let small = [UInt8](repeating: UInt8(round), count: 16 + round)
+            let rows = try db.query("SELECT ?1, ?2, ?3, ?4, ?5", [.blob(big), .integer(Int64(round)), .null, .blob(small), .text("t\(round)")])
+            #expect(rows == [[.blob(big), .integer(Int64(round)), .null, .blob(small), .text("t\(round)")]])
+        }
+        try db.exec("CREATE TABLE t(v BLOB)")
+        try db.query("INSERT INTO t(v) VALUES (?1)", [.blob([1, 2, 3])])
+        try db.query("INSERT INTO t(v) VALUES (?1)", [.blob([])])
+        #expect(try db.query("SELECT v, typeof(v) FROM t ORDER BY rowid") == [[.blob([1, 2, 3]), .text("blob")], [.blob([]), .text("blob")]])
+    }
 }
 
 /// A seeded generator (SplitMix64), so a failing filter replays.

@@ -324,10 +324,13 @@ package final class RecordSealer: @unchecked Sendable {   // immutable after ini
     /// - secret part: `"SSsec4" ‖ cls ‖ ref index ‖ ukey index`, so a secret opens only in its row, for its
     ///   class and unique key: a lookup decided by the key can open it alone;
     /// - modification date (only when the record is not sealed): `"SSmdt4" ‖ ref index`.
-    package func seal(_ record: ItemRecord, parts: SealedParts = .all) -> SealedRecord {
+    ///
+    /// `uniqueKeyIndex` is the record's unique-key index when the caller has it already (computed by this
+    /// sealer for this record's key).
+    package func seal(_ record: ItemRecord, parts: SealedParts = .all, uniqueKeyIndex known: [UInt8]? = nil) -> SealedRecord {
         let cls = Self.classNumber(record.itemClass)
         let ref = record.persistentRef.withUnsafeBytes { index.index(domain: 1, $0) }
-        let ukey = uniqueKeyIndex(record.uniqueKey)
+        let ukey = known ?? uniqueKeyIndex(record.uniqueKey)
         let (blob, secret, mdat) = ref.withUnsafeBytes { refBytes in
             ukey.withUnsafeBytes { ukeyBytes in sealParts(record, parts, ref: refBytes, ukey: ukeyBytes) }
         }

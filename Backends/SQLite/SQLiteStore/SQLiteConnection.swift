@@ -96,11 +96,11 @@ final class SQLiteConnection {
     @discardableResult
     func query(_ sql: String, _ values: [SQLValue] = []) throws(SecureStoreError) -> [[SQLValue]] {
         let stmt = try prepared(sql)
-        defer {
-            sqlite3_reset(stmt)
-            sqlite3_clear_bindings(stmt)
-        }
-        try bind(stmt, values)
+        return try withBindings(stmt, values) { () throws(SecureStoreError) in try rows(stmt, sql) }
+    }
+
+    /// Every row of `stmt`, stepped to its end.
+    private func rows(_ stmt: OpaquePointer, _ sql: String) throws(SecureStoreError) -> [[SQLValue]] {
         var rows: [[SQLValue]] = []
         while true {
             let rc = sqlite3_step(stmt)
@@ -137,11 +137,11 @@ final class SQLiteConnection {
     func forEachRecordRow(_ sql: String, _ values: [SQLValue], _ body: (RowColumns) throws(SecureStoreError) -> Void)
         throws(SecureStoreError) {
         let stmt = try prepared(sql)
-        defer {
-            sqlite3_reset(stmt)
-            sqlite3_clear_bindings(stmt)
-        }
-        try bind(stmt, values)
+        try withBindings(stmt, values) { () throws(SecureStoreError) in try forEachRecordRow(stmt, sql, body) }
+    }
+
+    private func forEachRecordRow(_ stmt: OpaquePointer, _ sql: String, _ body: (RowColumns) throws(SecureStoreError) -> Void)
+        throws(SecureStoreError) {
         while true {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
@@ -170,14 +170,42 @@ final class SQLiteConnection {
         }
     }
 
-    private func bind(_ stmt: OpaquePointer, _ values: [SQLValue]) throws(SecureStoreError) {
+    /// Runs `body` with `values` bound to `stmt`, then resets the statement and clears its bindings.
+    ///
+    /// Blobs are bound in place (`SQLITE_STATIC`: SQLite reads them where they are instead of copying each
+    /// into an allocation of its own): their bytes are laid out in one temporary buffer (on the stack when
+    /// small), which lives until the bindings are cleared, before `body` returns or throws.
+    private func withBindings<R>(_ stmt: OpaquePointer, _ values: [SQLValue],
+                                 _ body: () throws(SecureStoreError) -> R) throws(SecureStoreError) -> R {
+        var total = 0
+        for case .blob(let bytes) in values { total += bytes.count }
+        return try withUnsafeTemporaryAllocation(byteCount: max(1, total), alignment: 1) {
+            (storage) throws(SecureStoreError) -> R in
+            defer {
+                sqlite3_reset(stmt)
+                sqlite3_clear_bindings(stmt)   // before `storage` ends: no binding points into it after
+            }
+            try bind(stmt, values, into: storage)
+            return try body()
+        }
+    }
+
+    private func bind(_ stmt: OpaquePointer, _ values: [SQLValue], into storage: UnsafeMutableRawBufferPointer)
+        throws(SecureStoreError) {
+        var offset = 0
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             let rc: Int32
             switch value {
             case .null: rc = sqlite3_bind_null(stmt, index)
             case .integer(let n): rc = sqlite3_bind_int64(stmt, index, n)
-            case .blob(let bytes): rc = sqlite3_bind_blob(stmt, index, bytes, Int32(bytes.count), csqlite_transient())
+            case .blob(let bytes) where bytes.isEmpty:
+                rc = sqlite3_bind_zeroblob(stmt, index, 0)   // an empty blob, not NULL
+            case .blob(let bytes):
+                let place = UnsafeMutableRawBufferPointer(rebasing: storage[offset..<(offset + bytes.count)])
+                place.copyBytes(from: bytes)
+                offset += bytes.count
+                rc = sqlite3_bind_blob(stmt, index, place.baseAddress, Int32(bytes.count), nil)   // nil: SQLITE_STATIC
             case .text(let s): rc = sqlite3_bind_text(stmt, index, s, -1, csqlite_transient())
             }
             guard rc == SQLITE_OK else { throw SQLiteConnection.error(rc, db, context: "bind a value") }
