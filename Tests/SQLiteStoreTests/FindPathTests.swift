@@ -84,7 +84,7 @@ struct SQLiteFindPathTests {
         #expect(try writer.items(matching: ItemQuery(.genericPassword, [.service: .string("svc")])).isEmpty)
     }
 
-    @Test("an insert after a find of one key gets its own key's index: the searched key's index is reused only for that key (an add), never for the record of another key inserted after it")
+    @Test("an insert or a key-changing replace after a find of one key gets its own key's index: the searched key's index is reused only for that key (an add; an update to a new key), never for the record of another key written after it")
     func insertAfterFindOfAnotherKey() throws {
         let s = try Scratch()
         defer { s.cleanUp() }
@@ -118,6 +118,27 @@ struct SQLiteFindPathTests {
         #expect(duplicate?.code == .duplicateItem, "the unique index holds b's key, not a's")
         try store.add(NewItem(.genericPassword, generic("svc", "a"), data: Data("a".utf8)))
         #expect(try store.exportRecords().count == 3)
+
+        // A replace that changes an item's key, after a search of another new key and after a search of its own.
+        let later = Date(timeIntervalSinceNow: 60)
+        let stored = try store.exportRecords()
+        func current(_ account: String) throws -> ItemRecord { try #require(stored.first { $0[.account] == .string(account) }) }
+        let aMoved = try current("a").updated([.account: "a2"], modified: later, data: Data("a".utf8))
+        let bMoved = try current("b").updated([.account: "b2"], modified: later, data: Data("b".utf8))
+        try store.backend.withTransaction(writing: true) { (txn) throws(SecureStoreError) in
+            #expect(try txn.find(probe(bMoved)).isEmpty)
+            try txn.replace(aMoved)   // searched b2, writes a2
+            #expect(try txn.find(probe(bMoved)).isEmpty)
+            try txn.replace(bMoved)   // searched b2, writes b2: an update's order
+        }
+        #expect(try secret(store, "svc", "a2") == Data("a".utf8))
+        #expect(try secret(store, "svc", "b2") == Data("b".utf8))
+        #expect(try secret(store, "svc", "a") == nil)
+        #expect(try secret(store, "svc", "b") == nil)
+        let taken = failure { () throws(SecureStoreError) in
+            try store.add(NewItem(.genericPassword, generic("svc", "a2"), data: Data("again".utf8)))
+        }
+        #expect(taken?.code == .duplicateItem, "the unique index holds a2's key, not b2's")
     }
 
     @Test("statement parameters: an empty blob binds as an empty blob (not NULL), blobs of several sizes (over 1 KiB together) and numbers in one statement read back byte for byte, and a statement run again with other values sees only those")

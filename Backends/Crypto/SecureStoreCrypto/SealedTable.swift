@@ -407,8 +407,9 @@ package struct SealedTable {
         }
         var byRef: [PersistentRef: Known] = [:]
         /// The unique key this transaction last searched for alone, and its blind index: an add searches for
-        /// the key of the record it then inserts, whose row needs the same index (one keyed hash, 2.3k of a
-        /// SQLite add's 113k instructions, not computed twice).
+        /// the key of the record it then inserts, and an update that changes an item's key searches for the new
+        /// one before writing it; the row needs the same index (one keyed hash, 2.3k of a SQLite add's 113k
+        /// instructions, not computed twice).
         var searchedKey: (key: UniqueKey, index: [UInt8])?
 
         /// Whether `data` is the secret `old` holds (compared in constant time for equal lengths); false when
@@ -645,8 +646,7 @@ package struct SealedTable {
 
     package func insert(_ record: ItemRecord) throws(SecureStoreError) {
         guard !record.attributesOmitted else { throw Self.withoutAttributes }
-        let searched = found?.searchedKey
-        let row = sealer.seal(record, uniqueKeyIndex: searched?.key == record.uniqueKey ? searched?.index : nil)
+        let row = sealer.seal(record, uniqueKeyIndex: searchedIndex(of: record))
         try executor.write(layout.insert, layout.bind([.integer(row.cls), .blob(row.ref), .blob(row.ukey),
                                                      .blob(row.svc), .blob(row.acct), Self.value(row.blob),
                                                      Self.value(row.secret), layout.dateValue(row.mdat)]))
@@ -671,13 +671,20 @@ package struct SealedTable {
             if !FoundRecords.sameSecret(old, record.data) { parts.insert(.secret) }
             try writeParts(record, parts, of: old)
         } else {
-            let row = sealer.seal(record)
+            let row = sealer.seal(record, uniqueKeyIndex: searchedIndex(of: record))
             try executor.writeOne(layout.updateAll, layout.bind([
                 .integer(row.cls), .blob(row.ukey), .blob(row.svc), .blob(row.acct), Self.value(row.blob),
                 Self.value(row.secret), layout.dateValue(row.mdat), .blob(row.ref)]))
             // Its indexes changed (or it was not found here): a second replace in this transaction writes it whole.
             found?.byRef.removeValue(forKey: record.persistentRef)
         }
+    }
+
+    /// The unique-key index of `record` when this transaction's last search of one key was for its key (an
+    /// add's uniqueness probe; an update's check that its new key is free), else nil.
+    private func searchedIndex(of record: ItemRecord) -> [UInt8]? {
+        guard let searched = found?.searchedKey, searched.key == record.uniqueKey else { return nil }
+        return searched.index
     }
 
     /// Writes `parts` of `record` (and its `mdat`) into the row `old` found, by id, and remembers what it holds now.
